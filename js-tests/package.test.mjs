@@ -1,0 +1,154 @@
+// The packed npm package, installed into a scratch project and imported the way a user
+// imports it: by its name, from Node ESM.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { readFileSync, existsSync } from "node:fs";
+import init, {
+  reduce,
+  reduceSync,
+  shouldReduce,
+  estimateTokens,
+  analyze,
+  ReduceError,
+} from "chat-history-reducer";
+
+function conversation(turns) {
+  const messages = [{ role: "system", content: "You are terse.", cache_control: { type: "ephemeral" } }];
+  for (let t = 0; t < turns; t++) {
+    messages.push({ role: "user", content: `Question ${t}: convert ${t * 17} km to miles.`, id: `u${t}` });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `call_${t}a`, type: "function", function: { name: "convert", arguments: JSON.stringify({ km: t * 17 }) } },
+        { id: `call_${t}b`, type: "function", function: { name: "log", arguments: "{}" } },
+      ],
+    });
+    messages.push({ role: "tool", tool_call_id: `call_${t}a`, content: JSON.stringify({ miles: t * 10.563, detail: "x".repeat(300) }) });
+    messages.push({ role: "tool", tool_call_id: `call_${t}b`, content: "ok" });
+    messages.push({ role: "assistant", content: `${t * 17} km is ${(t * 10.563).toFixed(1)} miles.` });
+  }
+  return messages;
+}
+
+function assertToolIntegrity(messages) {
+  const open = new Map();
+  for (const m of messages) {
+    for (const c of m.tool_calls ?? []) open.set(c.id, true);
+    if (m.role === "tool") {
+      assert.ok(open.has(m.tool_call_id), `tool result ${m.tool_call_id} without its call`);
+      open.delete(m.tool_call_id);
+    }
+  }
+  assert.deepEqual([...open.keys()], [], "tool calls without their results");
+}
+
+test("the package resolves to the Node entry and ships its typings", () => {
+  const require = createRequire(import.meta.url);
+  const pkgJson = require.resolve("chat-history-reducer/package.json");
+  const manifest = JSON.parse(readFileSync(pkgJson, "utf8"));
+  assert.equal(manifest.exports["."].types, "./dist/chat_history_reducer.d.ts");
+  const dts = readFileSync(new URL("./dist/chat_history_reducer.d.ts", `file://${pkgJson}`), "utf8");
+  assert.match(dts, /export class ReduceError extends Error/);
+  assert.match(dts, /export function reduceSync\(messages: Message\[\], config\?: ReduceConfig\): ReduceResult;/);
+  assert.ok(existsSync(new URL("./dist/chat_history_reducer_bg.wasm", `file://${pkgJson}`)));
+});
+
+test("init() is available and harmless in Node, where the module is already loaded", async () => {
+  await init();
+  assert.equal(typeof reduceSync, "function");
+});
+
+test("reduceSync fits the budget, keeps tool groups whole, starts on a user message", () => {
+  const input = conversation(15);
+  const before = estimateTokens(input);
+  assert.ok(before > 1000, `the conversation needs reducing (${before} tokens)`);
+  const r = reduceSync(input, { maxTokens: 1000 });
+  assert.equal(r.reduced, true);
+  assert.ok(r.tokensAfter <= 800 || r.overBudget, `${r.tokensAfter} tokens after`);
+  assert.equal(r.tokensAfter, estimateTokens(r.messages), "tokensAfter is the estimate of the output");
+  assert.equal(r.messages[0], input[0], "the system message stays");
+  assert.equal(r.messages[1].role, "user");
+  assert.equal(r.messages.at(-1), input.at(-1), "the newest message stays");
+  assertToolIntegrity(r.messages);
+});
+
+test("kept messages are the input objects, unknown fields and all", () => {
+  const input = conversation(10);
+  const r = reduceSync(input, { maxTokens: 700 });
+  r.messages.forEach((m, k) => assert.equal(m, input[r.kept[k]]));
+  assert.deepEqual(r.messages[0].cache_control, { type: "ephemeral" });
+  assert.equal(r.messages[1].id, input[r.kept[1]].id);
+  const all = [...r.kept, ...r.dropped].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i), "every input index is accounted for once");
+  assert.equal(r.removedCount, r.dropped.length);
+});
+
+test("reduce resolves to the same result and a reduced history is not reduced again", async () => {
+  const input = conversation(12);
+  const config = { maxTokens: 900 };
+  const r = await reduce(input, config);
+  assert.deepEqual(r.kept, reduceSync(input, config).kept);
+  assert.equal(shouldReduce(input, config), true);
+  assert.equal(shouldReduce(r.messages, config), false);
+  const again = reduceSync(r.messages, config);
+  assert.equal(again.reduced, false);
+  again.messages.forEach((m, k) => assert.equal(m, r.messages[k]));
+});
+
+test("bad input throws ReduceError with a code, and the module keeps working", async () => {
+  const good = conversation(4);
+  const cases = [
+    [() => reduceSync("nope", { maxTokens: 10 }), "INVALID_MESSAGES"],
+    [() => reduceSync([null], { maxTokens: 10 }), "INVALID_MESSAGE"],
+    [() => reduceSync([{ content: "no role" }], { maxTokens: 10 }), "INVALID_MESSAGE"],
+    [() => reduceSync(good, { maxTokens: -1 }), "INVALID_CONFIG"],
+    [() => reduceSync(good, { maxTokens: NaN }), "INVALID_CONFIG"],
+    [() => reduceSync(good, { targetMessages: 1.5 }), "INVALID_CONFIG"],
+    [() => reduceSync(good, {}), "INVALID_CONFIG"],
+    [() => reduceSync(good), "INVALID_CONFIG"],
+    [() => reduceSync(good, { maxTokens: 100, strategy: "summarize" }), "SUMMARIZER_REQUIRES_ASYNC"],
+    [() => shouldReduce(good, { maxTokens: 100, keepLast: -2 }), "INVALID_CONFIG"],
+    [() => analyze({ length: 3 }), "INVALID_MESSAGES"],
+  ];
+  for (const [call, code] of cases) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof ReduceError, `${code}: ${e}`);
+      assert.ok(e instanceof Error);
+      assert.equal(e.name, "ReduceError");
+      assert.equal(e.code, code, e.message);
+      assert.ok(e.message.length > 10);
+      return true;
+    });
+  }
+  await assert.rejects(reduce(good, { maxTokens: -3 }), (e) => e instanceof ReduceError && e.field === "maxTokens");
+  try {
+    reduceSync([{ role: "user", content: "a" }, { role: "wizard", content: "b" }], { maxTokens: 10 });
+    assert.fail("unknown role accepted");
+  } catch (e) {
+    assert.equal(e.code, "INVALID_MESSAGE");
+    assert.equal(e.index, 1);
+  }
+  const r = reduceSync(good, { maxTokens: 200 });
+  assert.equal(r.reduced, true);
+});
+
+test("token counts: tokenCounts, then countTokens, then the estimator", () => {
+  const input = [
+    { role: "user", content: "hello" },
+    { role: "assistant", content: "hi there" },
+  ];
+  const calls = [];
+  const n = estimateTokens(input, {
+    tokenCounts: [40],
+    countTokens: (m, i) => {
+      calls.push(i);
+      return 2;
+    },
+  });
+  assert.equal(n, 42);
+  assert.deepEqual(calls, [1], "countTokens is not asked for a message with a given count");
+  assert.equal(estimateTokens({ role: "user", content: "hello" }), 4);
+  assert.throws(() => estimateTokens(input, { countTokens: () => "many" }), (e) => e.code === "INVALID_CONFIG" && e.field === "countTokens");
+});

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need, idempotently: the wasm32 target, the
+# wasm-bindgen CLI of the exact version in Cargo.lock (built from crates.io into .tools/),
+# Debian's chromium + chromium-driver for the browser tests, and the npm dev dependencies.
+# Nothing is downloaded from outside the package registries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"   # all | rust | browser | npm
+
+log() { printf '[setup] %s\n' "$*"; }
+
+rust() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+  [ -f Cargo.lock ] || cargo generate-lockfile
+  local want have
+  want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
+  have=$(.tools/bin/wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+  if [ "$want" != "$have" ]; then
+    log "cargo install wasm-bindgen-cli $want into .tools (about 2 minutes)"
+    # Not --locked: the CLI's own lockfile pins a crate the registry here does not serve.
+    cargo install wasm-bindgen-cli --version "$want" --root .tools --force
+  fi
+}
+
+browser() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    log "apt-get install chromium chromium-driver"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+npm_deps() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+case "$what" in
+  rust) rust ;;
+  browser) browser ;;
+  npm) npm_deps ;;
+  all) rust; npm_deps; browser ;;
+  *) echo "usage: $0 [all|rust|browser|npm]" >&2; exit 2 ;;
+esac

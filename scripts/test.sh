@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The whole suite (`make test`): formatting and lints, the native core tests with property
+# tests, the wasm tests in Node and in headless Chromium, and the packed npm package
+# imported by a scratch project as a user would. A layer that runs zero tests fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.tools/bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+only="${1:-all}"
+logs=build/test-logs
+mkdir -p "$logs"
+passed=0
+failed=0
+
+step() { printf '\n=== %s\n' "$*"; }
+
+# Sums the "N passed" of cargo's or the wasm runner's result lines in a log; fails on 0.
+count_cargo() {
+  local log=$1 name=$2 n
+  n=$(grep -E '^test result: ' "$log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | awk '{s += $1} END {print s + 0}')
+  n=${n:-0}
+  if [ "$n" -eq 0 ]; then
+    echo "FAIL: $name ran no tests" >&2
+    exit 1
+  fi
+  echo "$name: $n tests passed"
+  passed=$((passed + n))
+}
+
+check() {
+  step "cargo fmt --check"
+  cargo fmt --check
+  step "clippy (host and wasm32, -D warnings)"
+  cargo clippy --all-targets --quiet -- -D warnings
+  cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
+  step "the core has no wasm imports"
+  if grep -rnE 'wasm_bindgen|js_sys|web_sys|JsValue' src --include='*.rs' | grep -v '^src/wasm/' ; then
+    echo "FAIL: only src/wasm/ may touch wasm_bindgen, js_sys, web_sys or JsValue" >&2
+    exit 1
+  fi
+}
+
+native() {
+  step "native core tests (cargo test)"
+  cargo test --quiet 2>&1 | tee "$logs/native.log"
+  count_cargo "$logs/native.log" "native"
+}
+
+wasm_node() {
+  step "wasm tests in Node"
+  cargo test --quiet --target wasm32-unknown-unknown --test wasm_node 2>&1 | tee "$logs/wasm-node.log"
+  count_cargo "$logs/wasm-node.log" "wasm in Node"
+}
+
+wasm_browser() {
+  step "wasm tests in headless Chromium ($CHROMEDRIVER)"
+  # run_in_browser in tests/wasm_browser.rs; an explicit CHROMEDRIVER so that a geckodriver
+  # on PATH is never picked.
+  cargo test --quiet --target wasm32-unknown-unknown --test wasm_browser 2>&1 | tee "$logs/wasm-browser.log"
+  count_cargo "$logs/wasm-browser.log" "wasm in Chromium"
+}
+
+package() {
+  step "build and pack the npm package"
+  bash scripts/build.sh
+  rm -rf build/consumer && mkdir -p build/consumer
+  (cd pkg && npm pack --silent --pack-destination ../build) >/dev/null
+  tarball=$(ls build/chat-history-reducer-*.tgz)
+  step "a scratch project installs $tarball and imports it"
+  cp js-tests/*.test.mjs build/consumer/
+  cat > build/consumer/package.json <<JSON
+{ "name": "consumer", "private": true, "type": "module" }
+JSON
+  (cd build/consumer && npm install --no-audit --no-fund --loglevel=error "../$(basename "$tarball")" >/dev/null)
+  (cd build/consumer && node --test --test-reporter=spec *.test.mjs) 2>&1 | tee "$logs/package.log"
+  local n f
+  n=$(grep -E '^ℹ pass ' "$logs/package.log" | awk '{print $3}')
+  f=$(grep -E '^ℹ fail ' "$logs/package.log" | awk '{print $3}')
+  if [ "${f:-1}" -ne 0 ] || [ "${n:-0}" -eq 0 ]; then
+    echo "FAIL: package tests: ${n:-0} passed, ${f:-?} failed" >&2
+    exit 1
+  fi
+  passed=$((passed + n))
+}
+
+case "$only" in
+  all) check; native; wasm_node; wasm_browser; package ;;
+  check) check ;;
+  native) native ;;
+  wasm-node) wasm_node ;;
+  wasm-browser) wasm_browser ;;
+  package) package ;;
+  *) echo "usage: $0 [all|check|native|wasm-node|wasm-browser|package]" >&2; exit 2 ;;
+esac
+printf '\nmake test: %d passed, %d failed\n' "$passed" "$failed"

@@ -1,0 +1,68 @@
+//! `analyze` (SPEC §1): what a UI needs to show why each message stays.
+
+use crate::config::Config;
+use crate::protect::{protect, Protection};
+use crate::structure::Structure;
+use crate::transcript::{Role, Transcript};
+use crate::{budget, formats::Format};
+
+/// One input message, explained.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageAnalysis {
+    pub index: usize,
+    pub role: Role,
+    pub tokens: f64,
+    pub group: usize,
+    pub round: usize,
+    /// Why no reduction may remove it, if none may.
+    pub protected: Protection,
+    pub summary: bool,
+    pub real_user: bool,
+}
+
+/// Every message explained, with totals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub format: Format,
+    pub messages: Vec<MessageAnalysis>,
+    pub total_tokens: f64,
+    pub groups: usize,
+    pub rounds: usize,
+    pub should_reduce: bool,
+    pub over_max_tokens: bool,
+    pub over_message_trigger: bool,
+}
+
+pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
+    let s = Structure::of(t);
+    let protection = protect(t, &s, config);
+    let fired = budget::triggers(t, config);
+    let messages = t
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let group = s.group_of[i] as usize;
+            MessageAnalysis {
+                index: i,
+                role: m.role,
+                tokens: m.tokens,
+                group,
+                round: s.round_of[i] as usize,
+                protected: protection[group],
+                summary: m.is_summary(),
+                real_user: m.is_real_user(),
+            }
+        })
+        .collect();
+    Analysis {
+        format: t.format,
+        messages,
+        total_tokens: t.total_tokens(),
+        groups: s.groups.len(),
+        rounds: s.round_of.last().copied().unwrap_or(0) as usize,
+        should_reduce: fired.any(),
+        over_max_tokens: fired.tokens,
+        over_message_trigger: fired.messages,
+    }
+}

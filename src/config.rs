@@ -1,0 +1,590 @@
+//! `ReduceConfig` (SPEC §4): parsed from plain option values and validated, with every
+//! default resolved, so the strategies read settled numbers.
+
+use crate::error::ReduceError;
+use crate::estimate::{Estimator, Weights};
+use crate::formats::FormatChoice;
+
+/// An option's value as the caller gave it, before validation. The boundary turns
+/// JavaScript values into these; tests build them directly.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionValue {
+    /// `undefined` or `null`: the default applies.
+    Missing,
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    Function,
+    Array,
+    /// A plain object, with its own enumerable entries.
+    Object(Vec<(String, OptionValue)>),
+    /// Any other value, by its JavaScript type name (`"bigint"`, `"symbol"`, …).
+    Other(&'static str),
+}
+
+impl OptionValue {
+    fn type_name(&self) -> &'static str {
+        match self {
+            OptionValue::Missing => "undefined",
+            OptionValue::Bool(_) => "a boolean",
+            OptionValue::Number(_) => "a number",
+            OptionValue::Text(_) => "a string",
+            OptionValue::Function => "a function",
+            OptionValue::Array => "an array",
+            OptionValue::Object(_) => "an object",
+            OptionValue::Other(t) => t,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Truncate,
+    Priority,
+    Summarize,
+    Progressive,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartOn {
+    User,
+    Any,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryMode {
+    Single,
+    Layered,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryRole {
+    User,
+    System,
+    Assistant,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnSummarizerError {
+    Fallback,
+    Throw,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOverBudget {
+    BestEffort,
+    Error,
+}
+
+/// A validated configuration with every default resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub strategy: Strategy,
+    pub format: FormatChoice,
+    /// Token trigger.
+    pub max_tokens: Option<f64>,
+    /// Token target (set exactly when `max_tokens` is).
+    pub target_tokens: Option<f64>,
+    /// Message target, and with `threshold_messages` the message trigger.
+    pub target_messages: Option<usize>,
+    pub threshold_messages: usize,
+    pub keep_system: bool,
+    pub keep_last: usize,
+    pub start_on: StartOn,
+    pub keep_recent_pairs: usize,
+    pub estimator: Estimator,
+    pub message_overhead: f64,
+    pub image_tokens: f64,
+    pub has_count_tokens: bool,
+    pub has_summarizer: bool,
+    pub has_on_event: bool,
+    pub summary_mode: SummaryMode,
+    pub summary_role: SummaryRole,
+    pub summary_tag: String,
+    pub summary_max_tokens: Option<f64>,
+    pub on_summarizer_error: OnSummarizerError,
+    pub timeout_ms: Option<f64>,
+    pub large_message_tokens: f64,
+    pub preview_chars: usize,
+    pub min_tool_run: usize,
+    pub current_round_ratio: f64,
+    pub on_over_budget: OnOverBudget,
+}
+
+impl Default for Config {
+    /// The defaults of SPEC §4, with no trigger set (not valid on its own).
+    fn default() -> Self {
+        Config {
+            strategy: Strategy::Truncate,
+            format: FormatChoice::Auto,
+            max_tokens: None,
+            target_tokens: None,
+            target_messages: None,
+            threshold_messages: 5,
+            keep_system: true,
+            keep_last: 1,
+            start_on: StartOn::User,
+            keep_recent_pairs: 2,
+            estimator: Estimator::default(),
+            message_overhead: 3.0,
+            image_tokens: 1000.0,
+            has_count_tokens: false,
+            has_summarizer: false,
+            has_on_event: false,
+            summary_mode: SummaryMode::Single,
+            summary_role: SummaryRole::User,
+            summary_tag: "conversation-summary".to_string(),
+            summary_max_tokens: None,
+            on_summarizer_error: OnSummarizerError::Fallback,
+            timeout_ms: None,
+            large_message_tokens: 1250.0,
+            preview_chars: 200,
+            min_tool_run: 6,
+            current_round_ratio: 0.3,
+            on_over_budget: OnOverBudget::BestEffort,
+        }
+    }
+}
+
+/// Reads options one by one and says precisely which one is wrong.
+struct Reader<F> {
+    read: F,
+}
+
+impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
+    fn get(&mut self, key: &'static str) -> Result<OptionValue, ReduceError> {
+        (self.read)(key)
+    }
+
+    fn number(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
+        match self.get(key)? {
+            OptionValue::Missing => Ok(None),
+            OptionValue::Number(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+            OptionValue::Number(n) => Err(ReduceError::config(
+                key,
+                format!("{key} must be a finite number ≥ 0, got {n}"),
+            )),
+            other => Err(ReduceError::config(
+                key,
+                format!("{key} must be a number, got {}", other.type_name()),
+            )),
+        }
+    }
+
+    fn positive(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
+        match self.number(key)? {
+            Some(n) if n <= 0.0 => Err(ReduceError::config(
+                key,
+                format!("{key} must be greater than 0, got {n}"),
+            )),
+            n => Ok(n),
+        }
+    }
+
+    fn count(&mut self, key: &'static str) -> Result<Option<usize>, ReduceError> {
+        match self.number(key)? {
+            Some(n) if n.fract() != 0.0 || n > u32::MAX as f64 => Err(ReduceError::config(
+                key,
+                format!("{key} must be a whole number, got {n}"),
+            )),
+            n => Ok(n.map(|n| n as usize)),
+        }
+    }
+
+    fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ReduceError> {
+        match self.get(key)? {
+            OptionValue::Missing => Ok(None),
+            OptionValue::Bool(b) => Ok(Some(b)),
+            other => Err(ReduceError::config(
+                key,
+                format!("{key} must be true or false, got {}", other.type_name()),
+            )),
+        }
+    }
+
+    fn text(&mut self, key: &'static str) -> Result<Option<String>, ReduceError> {
+        match self.get(key)? {
+            OptionValue::Missing => Ok(None),
+            OptionValue::Text(s) => Ok(Some(s)),
+            other => Err(ReduceError::config(
+                key,
+                format!("{key} must be a string, got {}", other.type_name()),
+            )),
+        }
+    }
+
+    fn choice<T: Copy>(
+        &mut self,
+        key: &'static str,
+        choices: &[(&str, T)],
+    ) -> Result<Option<T>, ReduceError> {
+        let Some(s) = self.text(key)? else {
+            return Ok(None);
+        };
+        match choices.iter().find(|(name, _)| *name == s) {
+            Some((_, value)) => Ok(Some(*value)),
+            None => {
+                let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                Err(ReduceError::config(
+                    key,
+                    format!("{key} \"{s}\" is not one of {}", names.join(", ")),
+                ))
+            }
+        }
+    }
+
+    fn function(&mut self, key: &'static str) -> Result<bool, ReduceError> {
+        match self.get(key)? {
+            OptionValue::Missing => Ok(false),
+            OptionValue::Function => Ok(true),
+            other => Err(ReduceError::config(
+                key,
+                format!("{key} must be a function, got {}", other.type_name()),
+            )),
+        }
+    }
+}
+
+impl Config {
+    /// Parses and validates options; `read(key)` gives the value of one option. A config
+    /// for reducing must set a trigger.
+    pub fn parse(
+        read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
+    ) -> Result<Config, ReduceError> {
+        Config::parse_with(true, read)
+    }
+
+    /// [`Config::parse`], where `need_trigger: false` accepts a config without a trigger
+    /// (for `estimateTokens` and `analyze`).
+    pub fn parse_with(
+        need_trigger: bool,
+        read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
+    ) -> Result<Config, ReduceError> {
+        let mut r = Reader { read };
+        let mut c = Config::default();
+
+        if let Some(s) = r.choice(
+            "strategy",
+            &[
+                ("truncate", Strategy::Truncate),
+                ("priority", Strategy::Priority),
+                ("summarize", Strategy::Summarize),
+                ("progressive", Strategy::Progressive),
+            ],
+        )? {
+            c.strategy = s;
+        }
+        if let Some(f) = r.text("format")? {
+            c.format = FormatChoice::parse(&f)?;
+        }
+
+        c.max_tokens = r.positive("maxTokens")?;
+        let target_tokens = r.number("targetTokens")?;
+        c.target_messages = r.count("targetMessages")?;
+        match (c.max_tokens, target_tokens) {
+            (Some(max), Some(t)) if t > max => {
+                return Err(ReduceError::config(
+                    "targetTokens",
+                    format!("targetTokens ({t}) must not exceed maxTokens ({max})"),
+                ))
+            }
+            (Some(_), Some(t)) => c.target_tokens = Some(t),
+            (Some(max), None) => c.target_tokens = Some((0.8 * max).floor()),
+            (None, Some(_)) => {
+                return Err(ReduceError::config(
+                    "targetTokens",
+                    "targetTokens needs maxTokens: set maxTokens (the trigger) as well",
+                ))
+            }
+            (None, None) => {}
+        }
+        if need_trigger && c.max_tokens.is_none() && c.target_messages.is_none() {
+            return Err(ReduceError::config(
+                "maxTokens",
+                "set maxTokens (a token budget) or targetMessages (a message count): \
+                 without a trigger there is nothing to reduce to",
+            ));
+        }
+        if let Some(n) = r.count("thresholdMessages")? {
+            c.threshold_messages = n;
+        }
+        if let Some(b) = r.boolean("keepSystem")? {
+            c.keep_system = b;
+        }
+        if let Some(n) = r.count("keepLast")? {
+            c.keep_last = n;
+        }
+        if let Some(s) = r.choice("startOn", &[("user", StartOn::User), ("any", StartOn::Any)])? {
+            c.start_on = s;
+        }
+        if let Some(n) = r.count("keepRecentPairs")? {
+            c.keep_recent_pairs = n;
+        }
+
+        match r.get("tokenCounts")? {
+            OptionValue::Missing | OptionValue::Array => {}
+            other => {
+                return Err(ReduceError::config(
+                    "tokenCounts",
+                    format!(
+                        "tokenCounts must be an array of numbers, got {}",
+                        other.type_name()
+                    ),
+                ))
+            }
+        }
+        c.has_count_tokens = r.function("countTokens")?;
+
+        let estimator = r.choice("estimator", &[("classes", true), ("length", false)])?;
+        let chars_per_token = r.positive("charsPerToken")?;
+        let mut weights = Weights::default();
+        match r.get("estimatorWeights")? {
+            OptionValue::Missing => {}
+            OptionValue::Object(entries) => {
+                for (name, value) in entries {
+                    let Some(slot) = weights.get_mut(&name) else {
+                        return Err(ReduceError::config(
+                            "estimatorWeights",
+                            format!(
+                                "estimatorWeights has no class \"{name}\"; the classes are {}",
+                                Weights::NAMES.join(", ")
+                            ),
+                        ));
+                    };
+                    match value {
+                        OptionValue::Number(w) if w.is_finite() && w >= 0.0 => *slot = w,
+                        other => {
+                            return Err(ReduceError::config(
+                                "estimatorWeights",
+                                format!(
+                                    "estimatorWeights.{name} must be a finite number ≥ 0, got {}",
+                                    match other {
+                                        OptionValue::Number(n) => n.to_string(),
+                                        o => o.type_name().to_string(),
+                                    }
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            other => {
+                return Err(ReduceError::config(
+                    "estimatorWeights",
+                    format!(
+                        "estimatorWeights must be an object of class weights, got {}",
+                        other.type_name()
+                    ),
+                ))
+            }
+        }
+        c.estimator = match estimator {
+            Some(false) => Estimator::Length {
+                chars_per_token: chars_per_token.unwrap_or(4.0),
+            },
+            _ => Estimator::Classes(weights),
+        };
+        if let Some(n) = r.number("messageOverhead")? {
+            c.message_overhead = n;
+        }
+        if let Some(n) = r.number("imageTokens")? {
+            c.image_tokens = n;
+        }
+
+        c.has_summarizer = r.function("summarizer")?;
+        if let Some(m) = r.choice(
+            "summaryMode",
+            &[
+                ("single", SummaryMode::Single),
+                ("layered", SummaryMode::Layered),
+            ],
+        )? {
+            c.summary_mode = m;
+        }
+        if let Some(role) = r.choice(
+            "summaryRole",
+            &[
+                ("user", SummaryRole::User),
+                ("system", SummaryRole::System),
+                ("assistant", SummaryRole::Assistant),
+            ],
+        )? {
+            c.summary_role = role;
+        }
+        if let Some(tag) = r.text("summaryTag")? {
+            let valid = !tag.is_empty()
+                && tag
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
+            if !valid {
+                return Err(ReduceError::config(
+                    "summaryTag",
+                    format!(
+                        "summaryTag must be a tag name of letters, digits, - and _, got \"{tag}\""
+                    ),
+                ));
+            }
+            c.summary_tag = tag;
+        }
+        c.summary_max_tokens = r
+            .positive("summaryMaxTokens")?
+            .or(c.target_tokens.map(|t| (0.25 * t).floor()));
+        if let Some(e) = r.choice(
+            "onSummarizerError",
+            &[
+                ("fallback", OnSummarizerError::Fallback),
+                ("throw", OnSummarizerError::Throw),
+            ],
+        )? {
+            c.on_summarizer_error = e;
+        }
+        c.timeout_ms = r.positive("timeoutMs")?;
+        match r.get("signal")? {
+            OptionValue::Missing | OptionValue::Object(_) => {}
+            other => {
+                return Err(ReduceError::config(
+                    "signal",
+                    format!("signal must be an AbortSignal, got {}", other.type_name()),
+                ))
+            }
+        }
+        if let Some(n) = r.positive("largeMessageTokens")? {
+            c.large_message_tokens = n;
+        }
+        if let Some(n) = r.count("previewChars")? {
+            c.preview_chars = n;
+        }
+        if let Some(n) = r.count("minToolRun")? {
+            c.min_tool_run = n.max(1);
+        }
+        if let Some(x) = r.number("currentRoundRatio")? {
+            if x > 1.0 {
+                return Err(ReduceError::config(
+                    "currentRoundRatio",
+                    format!("currentRoundRatio must be between 0 and 1, got {x}"),
+                ));
+            }
+            c.current_round_ratio = x;
+        }
+        if let Some(o) = r.choice(
+            "onOverBudget",
+            &[
+                ("bestEffort", OnOverBudget::BestEffort),
+                ("error", OnOverBudget::Error),
+            ],
+        )? {
+            c.on_over_budget = o;
+        }
+        c.has_on_event = r.function("onEvent")?;
+        Ok(c)
+    }
+
+    /// Parses from a list of `(key, value)` pairs; absent keys are [`OptionValue::Missing`].
+    pub fn from_pairs(pairs: &[(&str, OptionValue)]) -> Result<Config, ReduceError> {
+        Config::parse(|key| {
+            Ok(pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or(OptionValue::Missing))
+        })
+    }
+
+    /// Whether this config needs the async `reduce` (a summarizer will be called).
+    pub fn needs_summarizer(&self) -> bool {
+        matches!(self.strategy, Strategy::Summarize)
+            || (self.strategy == Strategy::Progressive && self.has_summarizer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use OptionValue::*;
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();
+        assert_eq!(c.target_tokens, Some(800.0));
+        assert_eq!(c.summary_max_tokens, Some(200.0));
+        assert_eq!(c.keep_last, 1);
+        assert_eq!(c.threshold_messages, 5);
+        assert!(c.keep_system);
+        assert_eq!(c.start_on, StartOn::User);
+    }
+
+    #[test]
+    fn a_trigger_is_required() {
+        let e = Config::from_pairs(&[]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidConfig);
+        assert_eq!(e.field.as_deref(), Some("maxTokens"));
+    }
+
+    #[test]
+    fn bad_numbers_name_their_field() {
+        for (key, value) in [
+            ("maxTokens", Number(-1.0)),
+            ("maxTokens", Number(f64::NAN)),
+            ("maxTokens", Number(0.0)),
+            ("maxTokens", Text("1000".into())),
+            ("targetMessages", Number(2.5)),
+            ("keepLast", Number(-1.0)),
+            ("charsPerToken", Number(0.0)),
+        ] {
+            let mut pairs = vec![("targetMessages", Number(10.0))];
+            pairs.retain(|(k, _)| *k != key);
+            pairs.push((key, value));
+            let e = Config::from_pairs(&pairs).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(key), "{e}");
+        }
+    }
+
+    #[test]
+    fn target_above_trigger_is_rejected() {
+        let e = Config::from_pairs(&[
+            ("maxTokens", Number(100.0)),
+            ("targetTokens", Number(101.0)),
+        ])
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("targetTokens"));
+    }
+
+    #[test]
+    fn unknown_choices_are_listed() {
+        let e = Config::from_pairs(&[
+            ("maxTokens", Number(100.0)),
+            ("strategy", Text("fifo".into())),
+        ])
+        .unwrap_err();
+        assert!(e.message.contains("\"truncate\""), "{}", e.message);
+    }
+
+    #[test]
+    fn weights_and_length_estimator() {
+        let c = Config::from_pairs(&[
+            ("maxTokens", Number(100.0)),
+            (
+                "estimatorWeights",
+                Object(vec![("letter".into(), Number(0.25))]),
+            ),
+        ])
+        .unwrap();
+        match c.estimator {
+            Estimator::Classes(w) => assert_eq!(w.letter, 0.25),
+            other => panic!("{other:?}"),
+        }
+        let c = Config::from_pairs(&[
+            ("maxTokens", Number(100.0)),
+            ("estimator", Text("length".into())),
+            ("charsPerToken", Number(3.0)),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.estimator,
+            Estimator::Length {
+                chars_per_token: 3.0
+            }
+        );
+    }
+}

@@ -1,0 +1,80 @@
+//! The one error type of the core. The wasm boundary turns it into the JavaScript
+//! `ReduceError` with the same `code`, `index` and `field`.
+
+use std::fmt;
+
+/// The codes of SPEC §10, as `ReduceError.code` spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidMessages,
+    InvalidMessage,
+    InvalidConfig,
+    SummarizerRequired,
+    SummarizerRequiresAsync,
+    SummarizerFailed,
+    SummaryTooLarge,
+    BudgetUnreachable,
+    Aborted,
+}
+
+impl ErrorCode {
+    /// The code as JavaScript sees it (`"INVALID_CONFIG"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidMessages => "INVALID_MESSAGES",
+            ErrorCode::InvalidMessage => "INVALID_MESSAGE",
+            ErrorCode::InvalidConfig => "INVALID_CONFIG",
+            ErrorCode::SummarizerRequired => "SUMMARIZER_REQUIRED",
+            ErrorCode::SummarizerRequiresAsync => "SUMMARIZER_REQUIRES_ASYNC",
+            ErrorCode::SummarizerFailed => "SUMMARIZER_FAILED",
+            ErrorCode::SummaryTooLarge => "SUMMARY_TOO_LARGE",
+            ErrorCode::BudgetUnreachable => "BUDGET_UNREACHABLE",
+            ErrorCode::Aborted => "ABORTED",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A reduction that could not be done, with what was wrong and where.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ReduceError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The input message at fault (`INVALID_MESSAGE`).
+    pub index: Option<usize>,
+    /// The config option at fault (`INVALID_CONFIG`).
+    pub field: Option<String>,
+}
+
+impl ReduceError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ReduceError {
+            code,
+            message: message.into(),
+            index: None,
+            field: None,
+        }
+    }
+
+    /// `INVALID_CONFIG` naming the option.
+    pub fn config(field: &str, message: impl Into<String>) -> Self {
+        ReduceError {
+            field: Some(field.to_string()),
+            ..ReduceError::new(ErrorCode::InvalidConfig, message)
+        }
+    }
+
+    /// `INVALID_MESSAGE` naming the input index.
+    pub fn message_at(index: usize, message: impl Into<String>) -> Self {
+        ReduceError {
+            index: Some(index),
+            ..ReduceError::new(ErrorCode::InvalidMessage, message)
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The built-in token estimator (SPEC §3): a per-character-class weighted sum, or plain
+//! `ceil(length / charsPerToken)`. One pass over the text, no allocation.
+
+/// Tokens per code point for each character class. The defaults were fitted by least
+/// squares against OpenAI's o200k tokenizer on a mixed corpus (prose, code, JSON, CJK, chat).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights {
+    pub letter: f64,
+    pub digit: f64,
+    /// A whitespace character that starts a run.
+    pub whitespace: f64,
+    /// A whitespace character that continues a run.
+    pub whitespace_run: f64,
+    pub punctuation: f64,
+    pub han: f64,
+    pub kana: f64,
+    pub hangul: f64,
+    pub cjk_punctuation: f64,
+    pub emoji: f64,
+    pub other: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            letter: 0.10,
+            digit: 0.73,
+            whitespace: 0.66,
+            whitespace_run: 0.12,
+            punctuation: 0.64,
+            han: 0.86,
+            kana: 0.66,
+            hangul: 0.64,
+            cjk_punctuation: 1.06,
+            emoji: 1.56,
+            other: 0.70,
+        }
+    }
+}
+
+impl Weights {
+    /// The option names of `estimatorWeights`, in the order of [`Weights::get_mut`].
+    pub const NAMES: [&'static str; 11] = [
+        "letter",
+        "digit",
+        "whitespace",
+        "whitespaceRun",
+        "punctuation",
+        "han",
+        "kana",
+        "hangul",
+        "cjkPunctuation",
+        "emoji",
+        "other",
+    ];
+
+    /// The weight behind an `estimatorWeights` key.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut f64> {
+        Some(match name {
+            "letter" => &mut self.letter,
+            "digit" => &mut self.digit,
+            "whitespace" => &mut self.whitespace,
+            "whitespaceRun" => &mut self.whitespace_run,
+            "punctuation" => &mut self.punctuation,
+            "han" => &mut self.han,
+            "kana" => &mut self.kana,
+            "hangul" => &mut self.hangul,
+            "cjkPunctuation" => &mut self.cjk_punctuation,
+            "emoji" => &mut self.emoji,
+            "other" => &mut self.other,
+            _ => return None,
+        })
+    }
+
+    fn by_class(&self) -> [f64; CLASSES] {
+        [
+            self.letter,
+            self.digit,
+            self.whitespace,
+            self.whitespace_run,
+            self.punctuation,
+            self.han,
+            self.kana,
+            self.hangul,
+            self.cjk_punctuation,
+            self.emoji,
+            self.other,
+        ]
+    }
+}
+
+/// How texts become tokens when no count is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Estimator {
+    /// Weighted by character class (the default).
+    Classes(Weights),
+    /// `ceil(utf16_length / chars_per_token)` per text.
+    Length { chars_per_token: f64 },
+}
+
+impl Default for Estimator {
+    fn default() -> Self {
+        Estimator::Classes(Weights::default())
+    }
+}
+
+const LETTER: u8 = 0;
+const DIGIT: u8 = 1;
+const SPACE: u8 = 2;
+const SPACE_RUN: u8 = 3;
+const PUNCT: u8 = 4;
+const HAN: u8 = 5;
+const KANA: u8 = 6;
+const HANGUL: u8 = 7;
+const CJK_PUNCT: u8 = 8;
+const EMOJI: u8 = 9;
+const OTHER: u8 = 10;
+const CLASSES: usize = 11;
+
+const fn ascii_classes() -> [u8; 128] {
+    let mut table = [OTHER; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphabetic() {
+            LETTER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+            SPACE
+        } else if c.is_ascii_punctuation() {
+            PUNCT
+        } else {
+            OTHER
+        };
+        b += 1;
+    }
+    table
+}
+
+static ASCII: [u8; 128] = ascii_classes();
+
+/// The class of a non-ASCII code point.
+fn class_of(c: char) -> u8 {
+    let u = c as u32;
+    match u {
+        0x00C0..=0x024F | 0x1E00..=0x1EFF => LETTER,
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => KANA,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HAN,
+        0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F => HANGUL,
+        0x3000..=0x303F | 0xFF00..=0xFF65 | 0xFE30..=0xFE4F => CJK_PUNCT,
+        0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF | 0xFE0F | 0x200D => EMOJI,
+        0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F => SPACE,
+        _ => OTHER,
+    }
+}
+
+/// Counts of code points per class in a text, with whitespace split into run starts and
+/// run continuations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounts([u32; CLASSES]);
+
+impl ClassCounts {
+    /// One pass over `text`.
+    pub fn of(text: &str) -> Self {
+        let mut counts = [0u32; CLASSES];
+        let mut in_space = false;
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let class = if b < 0x80 {
+                i += 1;
+                ASCII[b as usize]
+            } else {
+                // Decode one code point; `text` is valid UTF-8, so the slice is too.
+                let width = utf8_width(b);
+                let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+                i += width;
+                class_of(c)
+            };
+            let class = if class == SPACE {
+                let c = if in_space { SPACE_RUN } else { SPACE };
+                in_space = true;
+                c
+            } else {
+                in_space = false;
+                class
+            };
+            counts[class as usize] += 1;
+        }
+        ClassCounts(counts)
+    }
+
+    /// The weighted sum: the estimated tokens, before rounding.
+    pub fn weighted(&self, weights: &Weights) -> f64 {
+        let w = weights.by_class();
+        self.0
+            .iter()
+            .zip(w.iter())
+            .map(|(&n, &w)| n as f64 * w)
+            .sum()
+    }
+}
+
+fn utf8_width(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        _ => 2,
+    }
+}
+
+/// Estimated tokens of one text, before rounding, by the class weights.
+pub fn text_weight(text: &str, weights: &Weights) -> f64 {
+    ClassCounts::of(text).weighted(weights)
+}
+
+/// Length in UTF-16 code units, the unit of JavaScript's `String.length`.
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// Estimated tokens of a text by length alone: `ceil(length / chars_per_token)`.
+pub fn length_tokens(utf16_length: usize, chars_per_token: f64) -> f64 {
+    (utf16_length as f64 / chars_per_token).ceil()
+}
+
+/// The estimate of a whole message from its texts' raw weight: overhead, images, and the
+/// texts rounded up.
+pub fn message_tokens(text_weight: f64, images: u32, overhead: f64, image_tokens: f64) -> f64 {
+    overhead + images as f64 * image_tokens + text_weight.ceil()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(text: &str) -> f64 {
+        text_weight(text, &Weights::default())
+    }
+
+    #[test]
+    fn letters_are_cheap_and_digits_dense() {
+        assert!((est("hello") - 0.5).abs() < 1e-9);
+        assert!((est("12345") - 5.0 * 0.73).abs() < 1e-9);
+    }
+
+    #[test]
+    fn whitespace_runs_cost_less_after_the_first() {
+        let one = est(" ");
+        let four = est("    ");
+        assert!((one - 0.66).abs() < 1e-9);
+        assert!((four - (0.66 + 3.0 * 0.12)).abs() < 1e-9);
+        // A letter between two spaces starts a new run.
+        assert!((est(" a ") - (0.66 * 2.0 + 0.10)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wide_scripts_are_classified() {
+        assert!((est("漢字") - 2.0 * 0.86).abs() < 1e-9);
+        assert!((est("ひらがな") - 4.0 * 0.66).abs() < 1e-9);
+        assert!((est("한국어") - 3.0 * 0.64).abs() < 1e-9);
+        assert!((est("。「」") - 3.0 * 1.06).abs() < 1e-9);
+        assert!((est("😀") - 1.56).abs() < 1e-9);
+        assert!((est("é") - 0.10).abs() < 1e-9);
+        assert!((est("ж") - 0.70).abs() < 1e-9);
+    }
+
+    #[test]
+    fn json_is_denser_than_length_over_four() {
+        let json = r#"{"id":12345,"items":[1,2,3],"ok":true}"#;
+        assert!(est(json) > utf16_len(json) as f64 / 4.0);
+    }
+
+    #[test]
+    fn utf16_length_matches_javascript() {
+        assert_eq!(utf16_len("a😀漢"), 4);
+        assert_eq!(length_tokens(9, 4.0), 3.0);
+        assert_eq!(message_tokens(2.1, 1, 3.0, 1000.0), 1006.0);
+    }
+}

@@ -1,0 +1,83 @@
+//! The chat formats of SPEC §2, and the rules that differ between them.
+//!
+//! Reading a message's fields happens at the boundary (the messages are the user's
+//! JavaScript objects); what reaches the core is a [`Transcript`](crate::Transcript): a
+//! role, flags, a token count and the tool-call links of each message. The rules here are
+//! what the core needs to know about a format beyond that.
+
+use crate::error::ReduceError;
+
+/// One of the message formats of SPEC §2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    OpenAi,
+    OpenAiResponses,
+    Anthropic,
+    Vercel,
+    VercelUi,
+    Gemini,
+    LangChain,
+}
+
+impl Format {
+    pub const ALL: [Format; 7] = [
+        Format::OpenAi,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Vercel,
+        Format::VercelUi,
+        Format::Gemini,
+        Format::LangChain,
+    ];
+
+    /// The name used by `config.format` and `analyze().format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Vercel => "vercel",
+            Format::VercelUi => "vercel-ui",
+            Format::Gemini => "gemini",
+            Format::LangChain => "langchain",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether tool results must sit in the message right after their call (Anthropic:
+    /// "tool_use ids were found without tool_result blocks immediately after").
+    pub fn results_follow_calls(self) -> bool {
+        matches!(self, Format::Anthropic | Format::Gemini)
+    }
+}
+
+/// `config.format`: a named format or `"auto"` detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FormatChoice {
+    #[default]
+    Auto,
+    Named(Format),
+}
+
+impl FormatChoice {
+    pub fn parse(name: &str) -> Result<Self, ReduceError> {
+        if name == "auto" {
+            return Ok(FormatChoice::Auto);
+        }
+        Format::from_name(name)
+            .map(FormatChoice::Named)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                ReduceError::config(
+                    "format",
+                    format!(
+                        "format \"{name}\" is not known; use \"auto\" or one of: {}",
+                        names.join(", ")
+                    ),
+                )
+            })
+    }
+}

@@ -1,0 +1,76 @@
+//! # chat-history-reducer
+//!
+//! Keeps an LLM conversation inside its context window: tool-safe truncation, priorities,
+//! summaries and offloading, for every common chat format. The crate is a pure core (this
+//! module tree, tested with plain `cargo test`) and one boundary to JavaScript
+//! ([`wasm`], compiled only for `wasm32`).
+//!
+//! The core never sees a message object. It works on a [`Transcript`]: per message a role,
+//! a few flags, a token count and the tool-call links, and it answers with indices. The
+//! boundary reads those fields from the user's objects in one pass and builds the output
+//! from the same objects, so kept messages are returned untouched (SPEC §2).
+//!
+//! ```
+//! use chat_history_reducer::{reduce_sync, Config, OptionValue, Transcript, MessageInfo, Role, Format};
+//!
+//! let mut t = Transcript::new(Format::OpenAi);
+//! t.push(MessageInfo::new(Role::System, 10.0));
+//! for _ in 0..10 {
+//!     t.push(MessageInfo::new(Role::User, 50.0));
+//!     t.push(MessageInfo::new(Role::Assistant, 50.0));
+//! }
+//! let config = Config::from_pairs(&[("maxTokens", OptionValue::Number(500.0))]).unwrap();
+//! let r = reduce_sync(&t, &config).unwrap();
+//! assert!(r.tokens_after <= 400.0);
+//! ```
+
+pub mod analysis;
+pub mod budget;
+pub mod config;
+pub mod error;
+pub mod estimate;
+pub mod formats;
+pub mod protect;
+pub mod strategies;
+pub mod structure;
+pub mod transcript;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use analysis::{analyze, Analysis, MessageAnalysis};
+pub use config::{Config, OptionValue, Strategy};
+pub use error::{ErrorCode, ReduceError};
+pub use formats::Format;
+pub use strategies::{CompressionEvent, Fate, Reduction, Slot};
+pub use structure::Structure;
+pub use transcript::{flags, Link, LinkKind, MessageInfo, Role, Transcript};
+
+/// Whether any configured trigger fires (SPEC §4). Cheap: one pass over the counts.
+pub fn should_reduce(t: &Transcript, config: &Config) -> bool {
+    budget::triggers(t, config).any()
+}
+
+/// Reduces with a strategy that needs no summarizer; the history is returned unchanged
+/// when no trigger fires.
+pub fn reduce_sync(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
+    if config.needs_summarizer() {
+        return Err(ReduceError::new(
+            ErrorCode::SummarizerRequiresAsync,
+            "this config calls a summarizer, which is asynchronous: use `await reduce(messages, config)` instead of reduceSync",
+        ));
+    }
+    if !should_reduce(t, config) {
+        return Ok(Reduction::unchanged(t));
+    }
+    let s = Structure::of(t);
+    let protection = protect::protect(t, &s, config);
+    match config.strategy {
+        Strategy::Priority => strategies::priority::priority(t, &s, &protection, config),
+        Strategy::Truncate => strategies::truncate::truncate(t, &s, &protection, config),
+        Strategy::Summarize | Strategy::Progressive => Err(ReduceError::new(
+            ErrorCode::SummarizerRequired,
+            "strategy \"summarize\" needs config.summarizer, an async function that returns the summary text",
+        )),
+    }
+}

@@ -1,0 +1,113 @@
+//! Which groups a reduction may never remove (SPEC §4, §9): system messages, earlier
+//! summaries, the newest `keepLast` groups and the latest real user input — widened back to
+//! a real user input when `startOn` is `"user"`, so the kept history can start on one.
+
+use crate::config::{Config, StartOn};
+use crate::structure::Structure;
+use crate::transcript::Transcript;
+
+/// Why a group must stay, for `analyze` and for the strategies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protection {
+    None,
+    System,
+    Summary,
+    KeepLast,
+    LatestUserInput,
+    /// Kept so that the history starts on a real user input before a protected group.
+    StartOnUser,
+}
+
+impl Protection {
+    pub fn is_protected(self) -> bool {
+        self != Protection::None
+    }
+
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            Protection::None => return None,
+            Protection::System => "system",
+            Protection::Summary => "summary",
+            Protection::KeepLast => "keepLast",
+            Protection::LatestUserInput => "latestUserInput",
+            Protection::StartOnUser => "startOnUser",
+        })
+    }
+}
+
+/// Whether a group is part of the conversation proper (not system, not a summary).
+pub fn is_conversation(t: &Transcript, s: &Structure, g: usize) -> bool {
+    s.groups[g]
+        .range()
+        .all(|i| !t.messages[i].is_system() && !t.messages[i].is_summary())
+}
+
+/// Whether a group opens with a real user input.
+pub fn starts_on_user(t: &Transcript, s: &Structure, g: usize) -> bool {
+    t.messages[s.groups[g].start as usize].is_real_user()
+}
+
+/// The protection of every group.
+pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection> {
+    let mut p = vec![Protection::None; s.groups.len()];
+    for (g, group) in s.groups.iter().enumerate() {
+        let range = group.range();
+        if config.keep_system && range.clone().any(|i| t.messages[i].is_system()) {
+            p[g] = Protection::System;
+        } else if range.clone().any(|i| t.messages[i].is_summary()) {
+            p[g] = Protection::Summary;
+        }
+    }
+    if let Some(i) = t.messages.iter().rposition(|m| m.is_real_user()) {
+        let g = s.group_of[i] as usize;
+        if !p[g].is_protected() {
+            p[g] = Protection::LatestUserInput;
+        }
+    }
+    let mut left = config.keep_last;
+    for g in (0..s.groups.len()).rev() {
+        if left == 0 {
+            break;
+        }
+        if is_conversation(t, s, g) {
+            left -= 1;
+            if !p[g].is_protected() {
+                p[g] = Protection::KeepLast;
+            }
+        }
+    }
+    if config.start_on == StartOn::User {
+        // The oldest protected conversation group must open on a user input; if it does
+        // not, keep back to the nearest one before it.
+        let first = (0..s.groups.len()).find(|&g| p[g].is_protected() && is_conversation(t, s, g));
+        if let Some(first) = first {
+            if !starts_on_user(t, s, first) {
+                match (0..first)
+                    .rev()
+                    .find(|&g| is_conversation(t, s, g) && starts_on_user(t, s, g))
+                {
+                    Some(user) => {
+                        for slot in &mut p[user..first] {
+                            if !slot.is_protected() {
+                                *slot = Protection::StartOnUser;
+                            }
+                        }
+                    }
+                    // No user input before it: `keepLast` yields to `startOn` up to the
+                    // next user input (the latest user input itself always stays).
+                    None => {
+                        for g in first..s.groups.len() {
+                            if starts_on_user(t, s, g) || p[g] == Protection::LatestUserInput {
+                                break;
+                            }
+                            if p[g] == Protection::KeepLast {
+                                p[g] = Protection::None;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    p
+}

@@ -1,0 +1,49 @@
+//! `priority`: whole tool groups go first (oldest first), then the oldest other groups;
+//! the newest `keepRecentPairs` user/assistant pairs stay.
+
+use super::{drop_groups, Reduction};
+use crate::config::Config;
+use crate::error::ReduceError;
+use crate::protect::Protection;
+use crate::structure::Structure;
+use crate::transcript::{Role, Transcript};
+
+pub fn priority(
+    t: &Transcript,
+    s: &Structure,
+    protection: &[Protection],
+    config: &Config,
+) -> Result<Reduction, ReduceError> {
+    let mut protection = protection.to_vec();
+    protect_recent_pairs(t, s, &mut protection, config.keep_recent_pairs);
+    let tools = (0..s.groups.len()).filter(|&g| s.groups[g].has_tool);
+    let others = (0..s.groups.len()).filter(|&g| !s.groups[g].has_tool);
+    drop_groups(t, s, &protection, config, "priority", tools.chain(others))
+}
+
+/// Protects the newest `pairs` user inputs, each with the assistant's answer in its round
+/// (the round's last assistant group without tool calls).
+fn protect_recent_pairs(t: &Transcript, s: &Structure, p: &mut [Protection], pairs: usize) {
+    let mut left = pairs;
+    let mut answer: Option<usize> = None;
+    for g in (0..s.groups.len()).rev() {
+        if left == 0 {
+            break;
+        }
+        let group = &s.groups[g];
+        let first = &t.messages[group.start as usize];
+        if first.is_real_user() {
+            if !p[g].is_protected() {
+                p[g] = Protection::KeepLast;
+            }
+            if let Some(a) = answer.take() {
+                if !p[a].is_protected() {
+                    p[a] = Protection::KeepLast;
+                }
+            }
+            left -= 1;
+        } else if answer.is_none() && !group.has_tool && first.role == Role::Assistant {
+            answer = Some(g);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Groups and rounds (SPEC §2): what is kept or removed together, and where each real
+//! user input starts a round.
+
+use crate::transcript::{flags, LinkKind, Transcript};
+
+/// A run of messages that is kept or removed whole: a tool call with every message that
+/// answers it (and whatever lies between them), or a single message.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Group {
+    /// First message index.
+    pub start: u32,
+    /// One past the last message index.
+    pub end: u32,
+    pub tokens: f64,
+    /// Whether the group holds tool calls or tool results.
+    pub has_tool: bool,
+}
+
+impl Group {
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// The groups and rounds of a transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structure {
+    pub groups: Vec<Group>,
+    /// The group of each message.
+    pub group_of: Vec<u32>,
+    /// The round of each message: 0 before the first real user input, then 1, 2, …
+    pub round_of: Vec<u32>,
+}
+
+impl Structure {
+    /// Linear in messages and links.
+    pub fn of(transcript: &Transcript) -> Structure {
+        let n = transcript.messages.len();
+        // reach[i]: the last message that must stay with message i.
+        let mut reach: Vec<u32> = (0..n as u32).collect();
+        let mut linked = vec![false; n];
+        let mut last_call: Vec<u32> = Vec::new();
+        for link in &transcript.links {
+            let m = link.message as usize;
+            if m >= n {
+                continue;
+            }
+            let key = link.key as usize;
+            if key >= last_call.len() {
+                last_call.resize(key + 1, u32::MAX);
+            }
+            linked[m] = true;
+            match link.kind {
+                LinkKind::Call => last_call[key] = link.message,
+                LinkKind::Result => {
+                    let call = last_call[key];
+                    if call != u32::MAX && call < link.message {
+                        let r = &mut reach[call as usize];
+                        *r = (*r).max(link.message);
+                    }
+                }
+            }
+        }
+        for (i, m) in transcript.messages.iter().enumerate() {
+            if m.flags & flags::ATTACH_NEXT != 0 && i + 1 < n {
+                reach[i] = reach[i].max(i as u32 + 1);
+            }
+        }
+
+        let mut groups = Vec::new();
+        let mut group_of = vec![0u32; n];
+        let mut i = 0;
+        while i < n {
+            let start = i;
+            let mut end = reach[i] as usize;
+            let mut tokens = 0.0;
+            let mut has_tool = false;
+            let mut j = i;
+            while j <= end {
+                end = end.max(reach[j] as usize);
+                tokens += transcript.messages[j].tokens;
+                has_tool |= linked[j];
+                group_of[j] = groups.len() as u32;
+                j += 1;
+            }
+            groups.push(Group {
+                start: start as u32,
+                end: (end + 1) as u32,
+                tokens,
+                has_tool,
+            });
+            i = end + 1;
+        }
+
+        let mut round = 0;
+        let round_of = transcript
+            .messages
+            .iter()
+            .map(|m| {
+                if m.is_real_user() {
+                    round += 1;
+                }
+                round
+            })
+            .collect();
+
+        Structure {
+            groups,
+            group_of,
+            round_of,
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The compact view of a conversation that the core works on: per message a role, flags,
+//! a token count, and the tool-call links between messages. The messages themselves stay
+//! with the caller; the core answers with indices.
+
+use crate::formats::Format;
+
+/// What a message is, as far as reducing goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `system` and `developer` (and LangChain `system`).
+    System,
+    User,
+    Assistant,
+    /// A message that only carries tool results (OpenAI `tool`, Vercel `tool`, …).
+    Tool,
+    /// Anything else: an OpenAI Responses `reasoning` item, an unknown item type.
+    Other,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Other => "other",
+        }
+    }
+
+    /// The inverse of [`Role::code`], for the boundary's compact encoding.
+    pub fn from_code(code: u8) -> Option<Role> {
+        Some(match code {
+            0 => Role::System,
+            1 => Role::User,
+            2 => Role::Assistant,
+            3 => Role::Tool,
+            4 => Role::Other,
+            _ => return None,
+        })
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            Role::System => 0,
+            Role::User => 1,
+            Role::Assistant => 2,
+            Role::Tool => 3,
+            Role::Other => 4,
+        }
+    }
+}
+
+/// Bits of [`MessageInfo::flags`].
+pub mod flags {
+    /// A real user input: a user message that is more than tool results.
+    pub const REAL_USER: u8 = 1;
+    /// A summary written by this library (its text opens with `<summaryTag>`).
+    pub const SUMMARY: u8 = 2;
+    /// Belongs to the group of the message after it (the Responses API `reasoning` item
+    /// before its function calls).
+    pub const ATTACH_NEXT: u8 = 4;
+}
+
+/// One message, as the core sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MessageInfo {
+    pub role: Role,
+    pub flags: u8,
+    pub tokens: f64,
+}
+
+impl MessageInfo {
+    pub fn new(role: Role, tokens: f64) -> Self {
+        let flags = if role == Role::User {
+            flags::REAL_USER
+        } else {
+            0
+        };
+        MessageInfo {
+            role,
+            flags,
+            tokens,
+        }
+    }
+
+    pub fn is_system(&self) -> bool {
+        self.role == Role::System
+    }
+    pub fn is_real_user(&self) -> bool {
+        self.flags & flags::REAL_USER != 0
+    }
+    pub fn is_summary(&self) -> bool {
+        self.flags & flags::SUMMARY != 0
+    }
+}
+
+/// Whether a link opens a tool call (or approval request) or answers one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    Call,
+    Result,
+}
+
+/// A tool-call id (interned to a number) seen in a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub message: u32,
+    pub key: u32,
+    pub kind: LinkKind,
+}
+
+/// A conversation in compact form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transcript {
+    pub format: Format,
+    pub messages: Vec<MessageInfo>,
+    /// Sorted by message index.
+    pub links: Vec<Link>,
+}
+
+impl Transcript {
+    pub fn new(format: Format) -> Self {
+        Transcript {
+            format,
+            messages: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Appends a message and returns its index.
+    pub fn push(&mut self, message: MessageInfo) -> u32 {
+        self.messages.push(message);
+        (self.messages.len() - 1) as u32
+    }
+
+    /// Records that the last pushed message calls (or answers) the tool call `key`.
+    pub fn link(&mut self, kind: LinkKind, key: u32) {
+        let message = self.messages.len().saturating_sub(1) as u32;
+        self.links.push(Link { message, key, kind });
+    }
+
+    pub fn total_tokens(&self) -> f64 {
+        self.messages.iter().map(|m| m.tokens).sum()
+    }
+}

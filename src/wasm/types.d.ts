@@ -1,0 +1,311 @@
+/** The codes of `ReduceError.code` (SPEC §10). */
+export type ErrorCode =
+  | "INVALID_MESSAGES"
+  | "INVALID_MESSAGE"
+  | "INVALID_CONFIG"
+  | "SUMMARIZER_REQUIRED"
+  | "SUMMARIZER_REQUIRES_ASYNC"
+  | "SUMMARIZER_FAILED"
+  | "SUMMARY_TOO_LARGE"
+  | "BUDGET_UNREACHABLE"
+  | "ABORTED";
+
+/**
+ * Thrown by every function of this package for bad input or a failed reduction. The
+ * module stays usable afterwards.
+ *
+ * ```javascript
+ * try { reduceSync(history, { maxTokens: -1 }); }
+ * catch (e) { if (e instanceof ReduceError) console.log(e.code, e.field); } // INVALID_CONFIG maxTokens
+ * ```
+ */
+export class ReduceError extends Error {
+  constructor(code: ErrorCode, message: string, index?: number, field?: string);
+  readonly name: "ReduceError";
+  /** What went wrong. */
+  code: ErrorCode;
+  /** The input message at fault (`INVALID_MESSAGE`). */
+  index?: number;
+  /** The config option at fault (`INVALID_CONFIG`). */
+  field?: string;
+}
+
+// ---- Message formats (SPEC §2). Unknown fields are kept: every shape is open. ----------
+
+/** OpenAI Chat Completions. */
+export interface OpenAIToolCall {
+  id: string;
+  type?: "function";
+  function: { name: string; arguments: string };
+  [key: string]: unknown;
+}
+export interface OpenAIContentPart {
+  type: "text" | "image_url" | "input_audio" | "file" | "refusal" | (string & {});
+  text?: string;
+  [key: string]: unknown;
+}
+export interface OpenAIMessage {
+  role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+  content?: string | OpenAIContentPart[] | null;
+  name?: string;
+  tool_calls?: OpenAIToolCall[];
+  tool_call_id?: string;
+  function_call?: { name: string; arguments: string };
+  refusal?: string | null;
+  [key: string]: unknown;
+}
+
+/** OpenAI Responses API input/output items. */
+export type OpenAIResponsesItem =
+  | {
+      type?: "message";
+      role: "system" | "developer" | "user" | "assistant";
+      content: string | Array<{ type: "input_text" | "output_text" | "input_image" | "input_file" | (string & {}); text?: string; [key: string]: unknown }>;
+      [key: string]: unknown;
+    }
+  | { type: "reasoning"; summary?: unknown[]; [key: string]: unknown }
+  | { type: "function_call"; call_id: string; name: string; arguments: string; [key: string]: unknown }
+  | { type: "function_call_output"; call_id: string; output: unknown; [key: string]: unknown };
+
+/** Anthropic Messages API. */
+export type AnthropicBlock =
+  | { type: "text"; text: string; [key: string]: unknown }
+  | { type: "image" | "document"; source: unknown; [key: string]: unknown }
+  | { type: "tool_use"; id: string; name: string; input: unknown; [key: string]: unknown }
+  | { type: "tool_result"; tool_use_id: string; content?: string | unknown[]; is_error?: boolean; [key: string]: unknown }
+  | { type: "thinking" | "redacted_thinking"; [key: string]: unknown }
+  | { type: string & {}; [key: string]: unknown };
+export interface AnthropicMessage {
+  role: "user" | "assistant" | "system";
+  content: string | AnthropicBlock[];
+  [key: string]: unknown;
+}
+
+/** Vercel AI SDK `ModelMessage`. */
+export type VercelPart =
+  | { type: "text"; text: string; [key: string]: unknown }
+  | { type: "image" | "file"; [key: string]: unknown }
+  | { type: "reasoning"; text: string; [key: string]: unknown }
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown; [key: string]: unknown }
+  | { type: "tool-result"; toolCallId: string; toolName: string; output: unknown; [key: string]: unknown }
+  | { type: "tool-approval-request"; approvalId: string; toolCallId: string; [key: string]: unknown }
+  | { type: "tool-approval-response"; approvalId: string; approved: boolean; [key: string]: unknown };
+export interface VercelMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | VercelPart[];
+  [key: string]: unknown;
+}
+
+/** Vercel AI SDK `UIMessage`. */
+export interface VercelUIMessage {
+  id: string;
+  role: "system" | "user" | "assistant";
+  parts: Array<{ type: string; text?: string; toolCallId?: string; input?: unknown; output?: unknown; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+/** Google Gemini `Content`. */
+export interface GeminiContent {
+  role: "user" | "model" | "function";
+  parts: Array<{
+    text?: string;
+    functionCall?: { id?: string; name: string; args?: unknown };
+    functionResponse?: { id?: string; name: string; response?: unknown };
+    inlineData?: { mimeType: string; data: string };
+    fileData?: unknown;
+    thought?: boolean;
+    [key: string]: unknown;
+  }>;
+  [key: string]: unknown;
+}
+
+/** LangChain.js messages: instances, plain objects, or the `toDict()` form. */
+export type LangChainMessage =
+  | { getType(): string; content: unknown; [key: string]: unknown }
+  | { _getType(): string; content: unknown; [key: string]: unknown }
+  | {
+      type: "system" | "developer" | "human" | "ai" | "tool" | "generic" | "function" | "remove";
+      content: unknown;
+      tool_calls?: Array<{ id?: string; name: string; args: unknown }>;
+      tool_call_id?: string;
+      [key: string]: unknown;
+    }
+  | { type: string; data: { content: unknown; [key: string]: unknown } };
+
+/** Any message of a supported format. */
+export type Message =
+  | OpenAIMessage
+  | OpenAIResponsesItem
+  | AnthropicMessage
+  | VercelMessage
+  | VercelUIMessage
+  | GeminiContent
+  | LangChainMessage;
+
+export type Format =
+  | "openai"
+  | "openai-responses"
+  | "anthropic"
+  | "vercel"
+  | "vercel-ui"
+  | "gemini"
+  | "langchain";
+
+// ---- Configuration (SPEC §4) -----------------------------------------------------------
+
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  [key: string]: unknown;
+}
+
+/** What the summarizer is asked to summarise (SPEC §6). */
+export interface SummarizeRequest {
+  kind: "history" | "toolRun" | "round" | "largeMessage" | "currentRound";
+  /** The originals to summarise, in order. */
+  messages: Message[];
+  /** Single mode: the text of the summary being replaced. */
+  previousSummary?: string;
+  /** Aim for at most this many tokens. */
+  targetTokens: number;
+  signal?: AbortSignal;
+}
+
+export type Summarizer = (request: SummarizeRequest) => Promise<string | { text: string; usage?: Usage }> | string | { text: string; usage?: Usage };
+
+/** Tokens per code point by character class, for `estimator: "classes"`. */
+export interface EstimatorWeights {
+  letter?: number;
+  digit?: number;
+  /** Whitespace that starts a run. */
+  whitespace?: number;
+  /** Whitespace that continues a run. */
+  whitespaceRun?: number;
+  punctuation?: number;
+  han?: number;
+  kana?: number;
+  hangul?: number;
+  cjkPunctuation?: number;
+  emoji?: number;
+  other?: number;
+}
+
+export interface ReduceConfig {
+  /** How to reduce. Default `"truncate"`. */
+  strategy?: "truncate" | "priority" | "summarize" | "progressive";
+  /** Default `"auto"`: detected from the messages' shape. */
+  format?: "auto" | Format;
+  /** Token trigger: reduce when the total exceeds it. */
+  maxTokens?: number;
+  /** Token target after reducing; default `floor(0.8 * maxTokens)`. */
+  targetTokens?: number;
+  /** Message target after reducing (non-system, non-summary messages). */
+  targetMessages?: number;
+  /** Message trigger: reduce when the messages since the newest summary exceed `targetMessages + thresholdMessages`. Default 5. */
+  thresholdMessages?: number;
+  /** Never remove system messages. Default true. */
+  keepSystem?: boolean;
+  /** The newest groups that are never removed. Default 1. */
+  keepLast?: number;
+  /** `"user"` (default): the kept history starts on a real user input. */
+  startOn?: "user" | "any";
+  /** `priority`: newest user/assistant pairs always kept. Default 2. */
+  keepRecentPairs?: number;
+  /** Provider-reported token counts by message index (finite numbers ≥ 0 win over everything else). */
+  tokenCounts?: ArrayLike<number | null | undefined>;
+  /** A synchronous exact counter, e.g. from gpt-tokenizer. */
+  countTokens?: (message: Message, index: number) => number;
+  /** Built-in estimator: `"classes"` (default) or `"length"`. */
+  estimator?: "classes" | "length";
+  estimatorWeights?: EstimatorWeights;
+  /** `estimator: "length"`: characters per token. Default 4. */
+  charsPerToken?: number;
+  /** Tokens added per message. Default 3. */
+  messageOverhead?: number;
+  /** Tokens per image or file part. Default 1000. */
+  imageTokens?: number;
+  summarizer?: Summarizer;
+  summaryMode?: "single" | "layered";
+  summaryRole?: "user" | "system" | "assistant";
+  /** The summary text is wrapped in `<tag>…</tag>`. Default `"conversation-summary"`. */
+  summaryTag?: string;
+  summaryMaxTokens?: number;
+  onSummarizerError?: "fallback" | "throw";
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  largeMessageTokens?: number;
+  previewChars?: number;
+  minToolRun?: number;
+  currentRoundRatio?: number;
+  /** When protected messages alone exceed a target. Default `"bestEffort"`. */
+  onOverBudget?: "bestEffort" | "error";
+  onEvent?: (event: ReduceEvent) => void;
+}
+
+// ---- Results (SPEC §8) -----------------------------------------------------------------
+
+/** One step of a reduction. */
+export interface CompressionEvent {
+  /** The step: `"truncate"`, `"priority"`, … */
+  type: string;
+  /** Input messages the step removed or rewrote. */
+  messages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  [key: string]: unknown;
+}
+
+/** Progress reported through `onEvent` as it happens. */
+export interface ReduceEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface ReduceResult<M = Message> {
+  /** The reduced history; untouched messages are the input objects. */
+  messages: M[];
+  reduced: boolean;
+  /** Input messages not in `messages` verbatim. */
+  removedCount: number;
+  /** Input indices kept verbatim, in order. */
+  kept: number[];
+  /** Input indices removed without a trace. */
+  dropped: number[];
+  /** Input indices covered by the new summary. */
+  summarized: number[];
+  offloaded: Record<string, M[]>;
+  /** The new summary message, if any. */
+  summary?: M;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** A target could not be met because of protected messages. */
+  overBudget: boolean;
+  events: CompressionEvent[];
+}
+
+export interface MessageAnalysis {
+  index: number;
+  role: "system" | "user" | "assistant" | "tool" | "other";
+  tokens: number;
+  /** Messages of one group are kept or removed together. */
+  group: number;
+  /** 0 before the first real user input, then 1, 2, … */
+  round: number;
+  /** Whether no reduction may remove it. */
+  protected: boolean;
+  /** Why it is protected. */
+  protectedBy?: "system" | "summary" | "keepLast" | "latestUserInput" | "startOnUser";
+  summary: boolean;
+  /** A real user input (not only tool results). */
+  realUser: boolean;
+}
+
+export interface Analysis {
+  format: Format;
+  messages: MessageAnalysis[];
+  totalTokens: number;
+  totalMessages: number;
+  groups: number;
+  rounds: number;
+  shouldReduce: boolean;
+}

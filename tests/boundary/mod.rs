@@ -1,0 +1,248 @@
+//! Real JavaScript values through the exported functions: identity, unknown fields, tool
+//! groups, errors, and a module that keeps working after them.
+
+use chat_history_reducer::wasm;
+use js_sys::{Array, Function, Object, Reflect, JSON};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn json(text: &str) -> JsValue {
+    JSON::parse(text).expect("test JSON")
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).expect("property")
+}
+
+fn num(v: &JsValue, key: &str) -> f64 {
+    get(v, key).as_f64().expect("number")
+}
+
+fn array(v: &JsValue) -> Array {
+    v.clone().dyn_into::<Array>().expect("array")
+}
+
+/// An OpenAI conversation: a system prompt, then `turns` rounds of user question, a tool
+/// call with two parallel results, and an answer.
+fn agent_conversation(turns: usize) -> JsValue {
+    let mut items = vec![
+        r#"{"role":"system","content":"You are a careful assistant.","x-keep":1}"#.to_string(),
+    ];
+    for t in 0..turns {
+        items.push(format!(r#"{{"role":"user","content":"Question {t}: what is the weather in city {t}?","meta":{{"turn":{t}}}}}"#));
+        items.push(format!(
+            r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"a{t}","type":"function","function":{{"name":"weather","arguments":"{{\"city\":{t}}}"}}}},{{"id":"b{t}","type":"function","function":{{"name":"time","arguments":"{{}}"}}}}]}}"#
+        ));
+        items.push(format!(
+            r#"{{"role":"tool","tool_call_id":"a{t}","content":"{}"}}"#,
+            "sunny and warm, 23 degrees ".repeat(8)
+        ));
+        items.push(format!(
+            r#"{{"role":"tool","tool_call_id":"b{t}","content":"12:00"}}"#
+        ));
+        items.push(format!(
+            r#"{{"role":"assistant","content":"It is sunny in city {t}."}}"#
+        ));
+    }
+    json(&format!("[{}]", items.join(",")))
+}
+
+fn config(text: &str) -> Option<JsValue> {
+    Some(json(text))
+}
+
+fn role(m: &JsValue) -> String {
+    get(m, "role").as_string().unwrap_or_default()
+}
+
+fn error_code(e: &JsValue) -> String {
+    get(e, "code").as_string().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn truncation_fits_the_budget_and_keeps_tool_groups_whole() {
+    let input = agent_conversation(12);
+    let r = wasm::reduce_sync(&input, config(r#"{"maxTokens":1000}"#)).unwrap();
+    let out = array(&get(&r, "messages"));
+    assert!(get(&r, "reduced").as_bool().unwrap());
+    assert!(num(&r, "tokensAfter") <= 800.0 || get(&r, "overBudget").as_bool().unwrap());
+    assert!(num(&r, "tokensBefore") > 1000.0);
+    assert_eq!(role(&out.get(0)), "system");
+    assert_eq!(
+        role(&out.get(1)),
+        "user",
+        "starts on a user message after the system prompt"
+    );
+    // Every tool result answers a call kept before it, and every call keeps its results.
+    let mut open: Vec<String> = Vec::new();
+    for m in out.iter() {
+        if let Ok(calls) = get(&m, "tool_calls").dyn_into::<Array>() {
+            for c in calls.iter() {
+                open.push(get(&c, "id").as_string().unwrap());
+            }
+        }
+        if role(&m) == "tool" {
+            let id = get(&m, "tool_call_id").as_string().unwrap();
+            let at = open
+                .iter()
+                .position(|o| *o == id)
+                .expect("result without its call");
+            open.remove(at);
+        }
+    }
+    assert!(open.is_empty(), "calls without results: {open:?}");
+}
+
+#[wasm_bindgen_test]
+fn kept_messages_are_the_input_objects_with_unknown_fields() {
+    let input = array(&agent_conversation(6));
+    let r = wasm::reduce_sync(&input, config(r#"{"maxTokens":400}"#)).unwrap();
+    let out = array(&get(&r, "messages"));
+    let kept = array(&get(&r, "kept"));
+    assert_eq!(out.length(), kept.length());
+    for k in 0..out.length() {
+        let i = kept.get(k).as_f64().unwrap() as u32;
+        assert!(
+            Object::is(&out.get(k), &input.get(i)),
+            "message {k} is not the input object {i}"
+        );
+    }
+    assert_eq!(num(&out.get(0), "x-keep"), 1.0);
+    let dropped = array(&get(&r, "dropped"));
+    assert_eq!(
+        kept.length() + dropped.length(),
+        input.length(),
+        "every index accounted for"
+    );
+}
+
+#[wasm_bindgen_test]
+fn nothing_happens_below_the_trigger() {
+    let input = agent_conversation(2);
+    let r = wasm::reduce_sync(&input, config(r#"{"maxTokens":100000}"#)).unwrap();
+    assert_eq!(get(&r, "reduced").as_bool(), Some(false));
+    assert_eq!(array(&get(&r, "messages")).length(), array(&input).length());
+    assert_eq!(num(&r, "tokensBefore"), num(&r, "tokensAfter"));
+    assert!(!wasm::should_reduce(&input, config(r#"{"maxTokens":100000}"#)).unwrap());
+    assert!(wasm::should_reduce(&input, config(r#"{"maxTokens":50}"#)).unwrap());
+}
+
+#[wasm_bindgen_test]
+fn message_targets_count_non_system_messages() {
+    let input = agent_conversation(10);
+    let r = wasm::reduce_sync(&input, config(r#"{"targetMessages":10}"#)).unwrap();
+    let out = array(&get(&r, "messages"));
+    let non_system = out.iter().filter(|m| role(m) != "system").count();
+    assert!(non_system <= 10, "{non_system} messages kept");
+    assert_eq!(role(&out.get(1)), "user");
+}
+
+#[wasm_bindgen_test]
+fn token_sources_in_order_of_precedence() {
+    let input = json(r#"[{"role":"user","content":"hello"},{"role":"assistant","content":"hi"}]"#);
+    let counts = json(r#"{"tokenCounts":[100, null]}"#);
+    let counter = Function::new_with_args("m, i", "return 7;");
+    Reflect::set(&counts, &"countTokens".into(), &counter).unwrap();
+    assert_eq!(wasm::estimate_tokens(&input, Some(counts)).unwrap(), 107.0);
+    // The built-in estimate: overhead 3 + ceil(letters * 0.1).
+    let one = json(r#"{"role":"user","content":"hello"}"#);
+    assert_eq!(wasm::estimate_tokens(&one, None).unwrap(), 3.0 + 1.0);
+    let length = wasm::estimate_tokens(&one, config(r#"{"estimator":"length"}"#)).unwrap();
+    assert_eq!(
+        length,
+        3.0 + 1.0 + 2.0,
+        "ceil(4/4) for the role and ceil(5/4) for the text"
+    );
+}
+
+#[wasm_bindgen_test]
+fn bad_input_is_a_reduce_error_and_the_module_keeps_working() {
+    let good = agent_conversation(3);
+    let cases: Vec<(JsValue, Option<JsValue>, &str)> = vec![
+        (
+            JsValue::from_str("not an array"),
+            config(r#"{"maxTokens":10}"#),
+            "INVALID_MESSAGES",
+        ),
+        (
+            json("[null]"),
+            config(r#"{"maxTokens":10}"#),
+            "INVALID_MESSAGE",
+        ),
+        (
+            json(r#"[{"content":"no role"}]"#),
+            config(r#"{"maxTokens":10}"#),
+            "INVALID_MESSAGE",
+        ),
+        (
+            good.clone(),
+            config(r#"{"maxTokens":-5}"#),
+            "INVALID_CONFIG",
+        ),
+        (
+            good.clone(),
+            config(r#"{"maxTokens":"many"}"#),
+            "INVALID_CONFIG",
+        ),
+        (good.clone(), config(r#"{}"#), "INVALID_CONFIG"),
+        (good.clone(), None, "INVALID_CONFIG"),
+        (
+            good.clone(),
+            config(r#"{"strategy":"summarize","maxTokens":10}"#),
+            "SUMMARIZER_REQUIRES_ASYNC",
+        ),
+    ];
+    for (messages, cfg, code) in cases {
+        let e = wasm::reduce_sync(&messages, cfg).expect_err(code);
+        assert_eq!(error_code(&e), code);
+        assert!(
+            e.is_instance_of::<js_sys::Error>(),
+            "ReduceError extends Error"
+        );
+        assert_eq!(get(&e, "name").as_string().as_deref(), Some("ReduceError"));
+    }
+    let nan = json(r#"{"maxTokens":1}"#);
+    Reflect::set(&nan, &"maxTokens".into(), &JsValue::from_f64(f64::NAN)).unwrap();
+    let e = wasm::reduce_sync(&good, Some(nan)).unwrap_err();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("maxTokens"));
+    let e = wasm::reduce_sync(
+        &json(r#"[{"role":"user","content":"a"}, 5]"#),
+        config(r#"{"maxTokens":10}"#),
+    )
+    .unwrap_err();
+    assert_eq!(num(&e, "index"), 1.0);
+    // Still works.
+    let r = wasm::reduce_sync(&good, config(r#"{"maxTokens":200}"#)).unwrap();
+    assert!(get(&r, "reduced").as_bool().unwrap());
+}
+
+#[wasm_bindgen_test]
+fn analyze_explains_every_message() {
+    let input = agent_conversation(3);
+    let a = wasm::analyze(&input, config(r#"{"maxTokens":100}"#)).unwrap();
+    assert_eq!(get(&a, "format").as_string().as_deref(), Some("openai"));
+    let list = array(&get(&a, "messages"));
+    assert_eq!(list.length(), array(&input).length());
+    // The call and its two results share a group.
+    assert_eq!(num(&list.get(2), "group"), num(&list.get(3), "group"));
+    assert_eq!(num(&list.get(2), "group"), num(&list.get(4), "group"));
+    assert_eq!(num(&list.get(6), "round"), 2.0);
+    assert_eq!(
+        get(&list.get(0), "protectedBy").as_string().as_deref(),
+        Some("system")
+    );
+    assert_eq!(get(&a, "shouldReduce").as_bool(), Some(true));
+}
+
+#[wasm_bindgen_test]
+async fn reduce_returns_a_promise_of_the_same_result() {
+    let input = agent_conversation(8);
+    let a = wasm::reduce(input.clone(), config(r#"{"maxTokens":600}"#))
+        .await
+        .unwrap();
+    let b = wasm::reduce_sync(&input, config(r#"{"maxTokens":600}"#)).unwrap();
+    assert_eq!(
+        JSON::stringify(&get(&a, "kept")).unwrap(),
+        JSON::stringify(&get(&b, "kept")).unwrap()
+    );
+}

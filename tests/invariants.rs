@@ -1,0 +1,293 @@
+//! Property tests of SPEC §9 over random conversations: every output of `truncate` and
+//! `priority` keeps order, system messages, tool integrity, `startOn`, the latest user
+//! input, the budget, the accounting, stability and determinism.
+#![cfg(not(target_arch = "wasm32"))]
+
+use chat_history_reducer::{
+    reduce_sync, should_reduce, Config, Fate, Format, LinkKind, MessageInfo, OptionValue,
+    Reduction, Role, Slot, Transcript,
+};
+use proptest::prelude::*;
+
+/// One step of a generated conversation.
+#[derive(Clone, Debug)]
+enum Step {
+    User(f64),
+    Answer(f64),
+    /// Parallel tool calls: the call message's tokens and one entry per result.
+    Tools(f64, Vec<f64>),
+    /// A developer message in the middle.
+    System(f64),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (1.0..200.0f64).prop_map(Step::User),
+        3 => (1.0..300.0f64).prop_map(Step::Answer),
+        3 => ((1.0..80.0f64), prop::collection::vec(1.0..2000.0f64, 1..4))
+            .prop_map(|(c, r)| Step::Tools(c, r)),
+        1 => (1.0..50.0f64).prop_map(Step::System),
+    ]
+}
+
+fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Step]) -> Transcript {
+    let mut t = Transcript::new(format);
+    if let Some(tokens) = system {
+        t.push(MessageInfo::new(Role::System, tokens));
+    }
+    if let Some(tokens) = summary {
+        let mut m = MessageInfo::new(Role::User, tokens);
+        m.flags = chat_history_reducer::flags::SUMMARY;
+        t.push(m);
+    }
+    let mut key = 0;
+    for s in steps {
+        match s {
+            Step::User(tokens) => {
+                t.push(MessageInfo::new(Role::User, *tokens));
+            }
+            Step::Answer(tokens) => {
+                t.push(MessageInfo::new(Role::Assistant, *tokens));
+            }
+            Step::System(tokens) => {
+                t.push(MessageInfo::new(Role::System, *tokens));
+            }
+            Step::Tools(call, results) => {
+                t.push(MessageInfo::new(Role::Assistant, *call));
+                let first = key;
+                for _ in results {
+                    t.link(LinkKind::Call, key);
+                    key += 1;
+                }
+                if format == Format::Anthropic {
+                    // All results in the one user message right after the call.
+                    t.push(MessageInfo {
+                        role: Role::User,
+                        flags: 0,
+                        tokens: results.iter().sum(),
+                    });
+                    for k in first..key {
+                        t.link(LinkKind::Result, k);
+                    }
+                } else {
+                    for (k, tokens) in (first..key).zip(results) {
+                        t.push(MessageInfo::new(Role::Tool, *tokens));
+                        t.link(LinkKind::Result, k);
+                    }
+                }
+            }
+        }
+    }
+    t
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    transcript: Transcript,
+    pairs: Vec<(&'static str, OptionValue)>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let format = prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic)];
+    let system = prop::option::of(1.0..300.0f64);
+    let summary = prop::option::weighted(0.2, 10.0..200.0f64);
+    let steps = prop::collection::vec(step(), 0..60);
+    let max_tokens = prop::option::of(50.0..6000.0f64);
+    let target_messages = prop::option::of(0usize..30);
+    let keep_last = 0usize..4;
+    let strategy = prop_oneof![Just("truncate"), Just("priority")];
+    let start_on = prop_oneof![Just("user"), Just("any")];
+    let keep_system = any::<bool>();
+    let threshold = 0usize..6;
+    let pairs = 0usize..3;
+    (
+        (format, system, summary, steps),
+        (max_tokens, target_messages, keep_last, strategy),
+        (start_on, keep_system, threshold, pairs),
+    )
+        .prop_filter("a trigger", |(_, (m, t, _, _), _)| {
+            m.is_some() || t.is_some()
+        })
+        .prop_map(
+            |(
+                (format, system, summary, steps),
+                (max, target, keep_last, strategy),
+                (start_on, keep_system, threshold, pairs),
+            )| {
+                let transcript = build(format, system, summary, &steps);
+                let mut p: Vec<(&'static str, OptionValue)> = vec![
+                    ("keepLast", OptionValue::Number(keep_last as f64)),
+                    ("strategy", OptionValue::Text(strategy.into())),
+                    ("startOn", OptionValue::Text(start_on.into())),
+                    ("keepSystem", OptionValue::Bool(keep_system)),
+                    ("thresholdMessages", OptionValue::Number(threshold as f64)),
+                    ("keepRecentPairs", OptionValue::Number(pairs as f64)),
+                ];
+                if let Some(m) = max {
+                    p.push(("maxTokens", OptionValue::Number(m.floor().max(1.0))));
+                }
+                if let Some(t) = target {
+                    p.push(("targetMessages", OptionValue::Number(t as f64)));
+                }
+                Case {
+                    transcript,
+                    pairs: p,
+                }
+            },
+        )
+}
+
+/// The kept part of `t` as a transcript of its own, links renumbered.
+fn output_transcript(t: &Transcript, r: &Reduction) -> Transcript {
+    let mut out = Transcript::new(t.format);
+    let mut new_index = vec![u32::MAX; t.len()];
+    for slot in &r.output {
+        let Slot::Input(i) = *slot;
+        new_index[i as usize] = out.push(t.messages[i as usize]);
+    }
+    for l in &t.links {
+        if new_index[l.message as usize] != u32::MAX {
+            let mut l = *l;
+            l.message = new_index[l.message as usize];
+            out.links.push(l);
+        }
+    }
+    out
+}
+
+/// Call message → result messages, matched the way providers match them (by id).
+fn tool_pairs(t: &Transcript) -> Vec<(u32, u32)> {
+    let mut calls = std::collections::HashMap::new();
+    let mut pairs = Vec::new();
+    for l in &t.links {
+        match l.kind {
+            LinkKind::Call => {
+                calls.insert(l.key, l.message);
+            }
+            LinkKind::Result => {
+                if let Some(&c) = calls.get(&l.key) {
+                    pairs.push((c, l.message));
+                }
+            }
+        }
+    }
+    pairs
+}
+
+fn check(case: &Case) -> Result<(), TestCaseError> {
+    let t = &case.transcript;
+    let config = Config::from_pairs(&case.pairs).expect("valid config");
+    let r = reduce_sync(t, &config).expect("no error in bestEffort mode");
+    let kept: Vec<bool> = r.fate.iter().map(|f| *f == Fate::Kept).collect();
+
+    // 8. Accounting: every input exactly once; the output is the kept inputs.
+    prop_assert_eq!(r.fate.len(), t.len());
+    let out: Vec<u32> = r.output.iter().map(|Slot::Input(i)| *i).collect();
+    prop_assert_eq!(out.clone(), r.indices(Fate::Kept));
+    // 1. Order.
+    prop_assert!(out.windows(2).all(|w| w[0] < w[1]));
+    // 3. System messages stay.
+    if config.keep_system {
+        for (i, m) in t.messages.iter().enumerate() {
+            if m.is_system() {
+                prop_assert!(kept[i], "system message {} removed", i);
+            }
+        }
+    }
+    // 4. Tool integrity, and Anthropic adjacency.
+    for (c, res) in tool_pairs(t) {
+        prop_assert_eq!(
+            kept[c as usize],
+            kept[res as usize],
+            "call {} / result {} split",
+            c,
+            res
+        );
+        if t.format == Format::Anthropic && kept[c as usize] {
+            let pos = out.iter().position(|&i| i == c).unwrap();
+            prop_assert_eq!(
+                out.get(pos + 1).copied(),
+                Some(res),
+                "tool_result not right after tool_use"
+            );
+        }
+    }
+    // 6. The latest real user input stays.
+    let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
+    if let Some(u) = latest_user {
+        prop_assert!(kept[u], "latest user input {} removed", u);
+    }
+    // 5. startOn user.
+    if r.reduced
+        && config.start_on == chat_history_reducer::config::StartOn::User
+        && latest_user.is_some()
+    {
+        let first = out
+            .iter()
+            .map(|&i| &t.messages[i as usize])
+            .find(|m| !m.is_system() && !m.is_summary());
+        if let Some(first) = first {
+            prop_assert!(first.is_real_user(), "starts on {:?}", first.role);
+        }
+    }
+    // 7. Budget.
+    let after: f64 = out.iter().map(|&i| t.messages[i as usize].tokens).sum();
+    prop_assert!((after - r.tokens_after).abs() < 1e-6);
+    if r.reduced && !r.over_budget {
+        if let Some(target) = config.target_tokens {
+            prop_assert!(after <= target + 1e-9, "{} > {}", after, target);
+        }
+        if let Some(target) = config.target_messages {
+            let n = out
+                .iter()
+                .filter(|&&i| {
+                    chat_history_reducer::budget::counts_as_message(&t.messages[i as usize])
+                })
+                .count();
+            prop_assert!(n <= target, "{} messages > {}", n, target);
+        }
+    }
+    if !should_reduce(t, &config) {
+        prop_assert!(!r.reduced);
+        prop_assert_eq!(out.len(), t.len());
+    }
+    // 10. Determinism.
+    prop_assert_eq!(&reduce_sync(t, &config).unwrap(), &r);
+    // 9. Stability: the reduced history is left as it is.
+    if !r.over_budget {
+        let again = reduce_sync(&output_transcript(t, &r), &config).unwrap();
+        prop_assert!(!again.reduced, "a reduced history was reduced again");
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_reduction_keeps_the_invariants(case in case()) {
+        check(&case)?;
+    }
+}
+
+#[test]
+fn budget_unreachable_is_an_error_when_asked() {
+    let mut t = Transcript::new(Format::OpenAi);
+    t.push(MessageInfo::new(Role::System, 500.0));
+    t.push(MessageInfo::new(Role::User, 10.0));
+    let config = Config::from_pairs(&[
+        ("maxTokens", OptionValue::Number(100.0)),
+        ("onOverBudget", OptionValue::Text("error".into())),
+    ])
+    .unwrap();
+    let e = reduce_sync(&t, &config).unwrap_err();
+    assert_eq!(e.code, chat_history_reducer::ErrorCode::BudgetUnreachable);
+    let best = Config::from_pairs(&[("maxTokens", OptionValue::Number(100.0))]).unwrap();
+    let r = reduce_sync(&t, &best).unwrap();
+    assert!(r.over_budget);
+    assert_eq!(
+        r.output.len(),
+        2,
+        "protected messages are kept even over budget"
+    );
+}
