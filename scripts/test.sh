@@ -72,6 +72,9 @@ package() {
 { "name": "consumer", "private": true, "type": "module" }
 JSON
   (cd build/consumer && npm install --no-audit --no-fund --loglevel=error "../$(basename "$tarball")" >/dev/null)
+  # The peers the tests build messages with (real LangChain.js classes), from the dev tree.
+  mkdir -p build/consumer/node_modules/@langchain
+  ln -sfn "$PWD/node_modules/@langchain/core" build/consumer/node_modules/@langchain/core
   (cd build/consumer && node --test --test-reporter=spec *.test.mjs) 2>&1 | tee "$logs/package.log"
   local n f
   n=$(grep -E '^ℹ pass ' "$logs/package.log" | awk '{print $3}')

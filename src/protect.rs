@@ -47,6 +47,12 @@ pub fn starts_on_user(t: &Transcript, s: &Structure, g: usize) -> bool {
     t.messages[s.groups[g].start as usize].is_real_user()
 }
 
+/// Whether the kept history must open on a real user input: `startOn: "user"`, or a format
+/// that demands it.
+pub fn starts_on_user_required(t: &Transcript, config: &Config) -> bool {
+    config.start_on == StartOn::User || t.format.requires_user_start()
+}
+
 /// The protection of every group.
 pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection> {
     let mut p = vec![Protection::None; s.groups.len()];
@@ -76,7 +82,7 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
             }
         }
     }
-    if config.start_on == StartOn::User {
+    if starts_on_user_required(t, config) {
         // The oldest protected conversation group must open on a user input; if it does
         // not, keep back to the nearest one before it.
         let first = (0..s.groups.len()).find(|&g| p[g].is_protected() && is_conversation(t, s, g));
@@ -96,12 +102,12 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
                     // No user input before it: `keepLast` yields to `startOn` up to the
                     // next user input (the latest user input itself always stays).
                     None => {
-                        for g in first..s.groups.len() {
-                            if starts_on_user(t, s, g) || p[g] == Protection::LatestUserInput {
+                        for (g, slot) in p.iter_mut().enumerate().skip(first) {
+                            if starts_on_user(t, s, g) || *slot == Protection::LatestUserInput {
                                 break;
                             }
-                            if p[g] == Protection::KeepLast {
-                                p[g] = Protection::None;
+                            if *slot == Protection::KeepLast {
+                                *slot = Protection::None;
                             }
                         }
                     }

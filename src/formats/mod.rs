@@ -47,10 +47,10 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// Whether tool results must sit in the message right after their call (Anthropic:
-    /// "tool_use ids were found without tool_result blocks immediately after").
-    pub fn results_follow_calls(self) -> bool {
-        matches!(self, Format::Anthropic | Format::Gemini)
+    /// Whether the history must open on a user turn whatever `startOn` says (Gemini: "a
+    /// function call turn comes immediately after a user turn or a function response turn").
+    pub fn requires_user_start(self) -> bool {
+        matches!(self, Format::Gemini)
     }
 }
 

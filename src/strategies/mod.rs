@@ -4,9 +4,9 @@ pub mod priority;
 pub mod truncate;
 
 use crate::budget::{counts_as_message, Targets};
-use crate::config::{Config, OnOverBudget, StartOn};
+use crate::config::{Config, OnOverBudget};
 use crate::error::{ErrorCode, ReduceError};
-use crate::protect::{is_conversation, starts_on_user, Protection};
+use crate::protect::{is_conversation, starts_on_user, starts_on_user_required, Protection};
 use crate::structure::Structure;
 use crate::transcript::Transcript;
 
@@ -109,7 +109,7 @@ pub(crate) fn drop_groups(
             remove(g, &mut removed, &mut tokens, &mut messages);
         }
     }
-    if config.start_on == StartOn::User && t.messages.iter().any(|m| m.is_real_user()) {
+    if starts_on_user_required(t, config) && t.messages.iter().any(|m| m.is_real_user()) {
         for g in 0..s.groups.len() {
             if removed[g] || !is_conversation(t, s, g) {
                 continue;

@@ -22,6 +22,11 @@ const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
 const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4;
 const CALL = 0, RESULT = 1;
 
+/** `map[key]` for own keys only: "toString" is not a role. */
+function own(map, key) {
+  return typeof key === "string" && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 function describe(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -109,44 +114,63 @@ class Reading {
 }
 
 // ---------------------------------------------------------------------------------------
-// openai: Chat Completions messages.
+// Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
+// "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
+// tool-call links to the Reading.
 
-const OPENAI_ROLES = {
-  system: SYSTEM,
-  developer: SYSTEM,
-  user: USER,
-  assistant: ASSISTANT,
-  tool: TOOL,
-  function: TOOL,
+/** Part and block types that only some formats use; other types do not discriminate. */
+const PART_FORMATS = {
+  image_url: ["openai", "langchain"],
+  input_audio: ["openai"],
+  refusal: ["openai", "openai-responses"],
+  input_text: ["openai-responses"],
+  output_text: ["openai-responses"],
+  input_image: ["openai-responses"],
+  input_file: ["openai-responses"],
+  document: ["anthropic", "langchain"],
+  tool_use: ["anthropic", "langchain"],
+  tool_result: ["anthropic", "langchain"],
+  thinking: ["anthropic", "langchain"],
+  redacted_thinking: ["anthropic", "langchain"],
+  server_tool_use: ["anthropic", "langchain"],
+  web_search_tool_result: ["anthropic", "langchain"],
+  "tool-call": ["vercel"],
+  "tool-result": ["vercel"],
+  "tool-approval-request": ["vercel"],
+  "tool-approval-response": ["vercel"],
 };
 
-function openaiContent(r, i, content) {
-  if (typeof content === "string") {
-    r.text(content);
-  } else if (Array.isArray(content)) {
-    for (const part of content) {
-      if (part === null || typeof part !== "object") {
-        if (typeof part === "string") r.text(part);
-        continue;
-      }
-      switch (part.type) {
-        case "image_url":
-        case "input_image":
-        case "image":
-        case "input_audio":
-        case "file":
-        case "input_file":
-          r.image();
-          break;
-        case "refusal":
-          r.text(part.refusal);
-          break;
-        default:
-          r.text(part.text);
+/** Whether every typed part of `content` may belong to `format`. */
+function partsFit(content, format) {
+  if (!Array.isArray(content)) return true;
+  for (const part of content) {
+    if (part === null || typeof part !== "object") continue;
+    const only = own(PART_FORMATS, part.type);
+    if (only !== undefined && !only.includes(format)) return false;
+  }
+  return true;
+}
+
+function linkId(value) {
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+}
+
+/** Texts and images of a nested result payload (tool results hold text or parts). */
+function payload(r, value) {
+  if (typeof value === "string") {
+    r.text(value);
+  } else if (Array.isArray(value)) {
+    for (const part of value) {
+      if (part !== null && typeof part === "object" && typeof part.type === "string" && /image|file|document/.test(part.type)) {
+        r.image();
+      } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
+        r.text(part.text);
+      } else {
+        r.text(jsonText(part));
       }
     }
-  } else if (content !== null && content !== undefined) {
-    throw bad(i, `content must be a string, an array of parts or null, got ${describe(content)}`);
+  } else if (value !== undefined && value !== null) {
+    r.text(jsonText(value));
   }
 }
 
@@ -161,17 +185,51 @@ function firstText(content) {
   return undefined;
 }
 
-function readOpenAI(r, i, m) {
-  const role = OPENAI_ROLES[m.role];
-  if (role === undefined) {
-    throw bad(i, m.role === undefined
-      ? "has no role; expected one of system, developer, user, assistant, tool"
-      : `has an unknown role ${JSON.stringify(String(m.role))}`);
+function roleError(i, role, names) {
+  return bad(i, role === undefined
+    ? `has no role; expected one of ${names}`
+    : `has an unknown role ${JSON.stringify(String(role))}; expected one of ${names}`);
+}
+
+// ---- openai: Chat Completions ---------------------------------------------------------
+
+const OPENAI_ROLES = { system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL, function: TOOL };
+
+function openaiContent(r, i, content) {
+  if (typeof content === "string") {
+    r.text(content);
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part === null || typeof part !== "object") {
+        r.text(part);
+        continue;
+      }
+      switch (part.type) {
+        case "image_url": case "input_audio": case "file": case "image":
+          r.image();
+          break;
+        case "refusal":
+          r.text(part.refusal);
+          break;
+        default:
+          r.text(part.text);
+      }
+    }
+  } else if (content !== null && content !== undefined) {
+    throw bad(i, `content must be a string, an array of parts or null, got ${describe(content)}`);
   }
+}
+
+function readOpenAI(r, i, m) {
+  const role = own(OPENAI_ROLES, m.role);
+  if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant, tool");
   const content = m.content;
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
+  if ((content === undefined || content === null) && role !== ASSISTANT && m.role !== "function") {
+    throw bad(i, `a ${m.role} message needs content (a string or an array of parts)${m.parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
+  }
   r.begin(i, role, flags);
   r.text(m.role);
   r.text(m.name);
@@ -182,58 +240,438 @@ function readOpenAI(r, i, m) {
     if (calls !== undefined && calls !== null) {
       if (!Array.isArray(calls)) throw bad(i, `tool_calls must be an array, got ${describe(calls)}`);
       for (const call of calls) {
-        if (call === null || typeof call !== "object" || typeof call.id !== "string") {
-          throw bad(i, "every entry of tool_calls needs a string id");
-        }
-        r.link(CALL, call.id);
-        r.text(call.id);
+        const id = call !== null && typeof call === "object" ? linkId(call.id) : undefined;
+        if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
+        r.link(CALL, id);
+        r.text(id);
         const fn = call.function;
-        if (fn && typeof fn === "object") {
+        if (fn !== null && typeof fn === "object") {
           r.text(fn.name);
           r.text(jsonText(fn.arguments));
         }
       }
     }
     const legacy = m.function_call;
-    if (legacy && typeof legacy === "object") {
+    if (legacy !== null && typeof legacy === "object") {
       r.link(CALL, `function:${legacy.name}`);
       r.text(legacy.name);
       r.text(jsonText(legacy.arguments));
     }
   } else if (m.role === "tool") {
-    if (typeof m.tool_call_id !== "string") {
-      throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
-    }
-    r.link(RESULT, m.tool_call_id);
-    r.text(m.tool_call_id);
+    const id = linkId(m.tool_call_id);
+    if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
+    r.link(RESULT, id);
+    r.text(id);
   } else if (m.role === "function") {
     r.link(RESULT, `function:${m.name}`);
   }
 }
 
 function looksOpenAI(m) {
-  return typeof m.role === "string" && m.role in OPENAI_ROLES && m.type === undefined && m.parts === undefined;
+  return own(OPENAI_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && partsFit(m.content, "openai");
 }
 
+// ---- openai-responses: Responses API items ---------------------------------------------
+
+const RESPONSES_ROLES = { system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT };
+const RESPONSES_TYPES = new Set([
+  "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+  "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
+  "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+  "apply_patch_call_output", "web_search_call", "file_search_call", "image_generation_call",
+  "code_interpreter_call", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+  "mcp_approval_response", "item_reference", "compaction",
+]);
+
+function readResponses(r, i, m) {
+  const type = m.type === undefined ? "message" : m.type;
+  if (type === "message") {
+    const role = own(RESPONSES_ROLES, m.role);
+    if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant");
+    const content = m.content;
+    let flags = 0;
+    if (r.isSummaryText(firstText(content))) flags = SUMMARY;
+    else if (role === USER) flags = REAL_USER;
+    r.begin(i, role, flags);
+    r.text(m.role);
+    if (typeof content === "string") r.text(content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (part === null || typeof part !== "object") continue;
+        if (part.type === "input_image" || part.type === "input_file" || part.type === "input_audio") r.image();
+        else if (part.type === "refusal") r.text(part.refusal);
+        else r.text(part.text);
+      }
+    } else if (content !== undefined && content !== null) {
+      throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+    }
+    return;
+  }
+  if (type === "reasoning") {
+    // Stays with the item after it: the API rejects a reasoning item without it.
+    r.begin(i, OTHER, ATTACH_NEXT);
+    if (Array.isArray(m.summary)) for (const s of m.summary) if (s) r.text(s.text);
+    r.text(m.encrypted_content);
+    return;
+  }
+  if (type === "mcp_approval_request") {
+    r.begin(i, ASSISTANT, 0);
+    r.link(CALL, `approval:${m.id}`);
+    r.text(m.name);
+    r.text(jsonText(m.arguments));
+    return;
+  }
+  if (type === "mcp_approval_response") {
+    r.begin(i, TOOL, 0);
+    r.link(RESULT, `approval:${m.approval_request_id}`);
+    return;
+  }
+  if (type.endsWith("_call_output")) {
+    const id = linkId(m.call_id);
+    if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
+    r.begin(i, TOOL, 0);
+    r.link(RESULT, id);
+    r.text(id);
+    payload(r, m.output);
+    return;
+  }
+  if (type.endsWith("_call")) {
+    r.begin(i, ASSISTANT, 0);
+    const id = linkId(m.call_id);
+    // Calls the API runs itself (web search, file search, …) have no output item.
+    if (id !== undefined) {
+      r.link(CALL, id);
+      r.text(id);
+    }
+    r.text(m.name);
+    r.text(jsonText(m.arguments ?? m.input ?? m.action));
+    return;
+  }
+  r.begin(i, OTHER, 0);
+  r.text(jsonText(m));
+}
+
+function looksResponses(m) {
+  if (m.type !== undefined) return RESPONSES_TYPES.has(m.type);
+  return own(RESPONSES_ROLES, m.role) !== undefined && m.parts === undefined && m.tool_calls === undefined && partsFit(m.content, "openai-responses");
+}
+
+// ---- anthropic: Messages API -----------------------------------------------------------
+
+const ANTHROPIC_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT };
+
+function readAnthropic(r, i, m) {
+  const role = own(ANTHROPIC_ROLES, m.role);
+  if (role === undefined) throw roleError(i, m.role, "user, assistant");
+  const content = m.content;
+  let realUser = role === USER;
+  if (Array.isArray(content) && role === USER) {
+    realUser = content.length === 0 || content.some((b) => !(b && b.type === "tool_result"));
+  }
+  const flags = r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0;
+  r.begin(i, realUser || role !== USER ? role : TOOL, flags);
+  r.text(m.role);
+  if (typeof content === "string") {
+    r.text(content);
+    return;
+  }
+  if (!Array.isArray(content)) {
+    if (role === SYSTEM && content === undefined) return;
+    throw bad(i, `content must be a string or an array of content blocks, got ${describe(content)}`);
+  }
+  for (const b of content) {
+    if (b === null || typeof b !== "object") continue;
+    switch (b.type) {
+      case "image": case "document": case "container_upload":
+        r.image();
+        break;
+      case "tool_use": case "server_tool_use": case "mcp_tool_use": {
+        const id = linkId(b.id);
+        if (id === undefined) throw bad(i, `a ${b.type} block needs an id`);
+        r.link(CALL, id);
+        r.text(id);
+        r.text(b.name);
+        r.text(jsonText(b.input));
+        break;
+      }
+      case "tool_result": case "web_search_tool_result": case "mcp_tool_result": {
+        const id = linkId(b.tool_use_id);
+        if (id === undefined) throw bad(i, `a ${b.type} block needs tool_use_id, the id of its tool_use`);
+        r.link(RESULT, id);
+        r.text(id);
+        payload(r, b.content);
+        break;
+      }
+      case "thinking":
+        r.text(b.thinking);
+        break;
+      case "redacted_thinking":
+        r.text(b.data);
+        break;
+      default:
+        if (typeof b.text === "string") r.text(b.text);
+        else if (b.type && b.type.endsWith("_tool_result")) {
+          const id = linkId(b.tool_use_id);
+          if (id !== undefined) r.link(RESULT, id);
+          payload(r, b.content);
+        }
+    }
+  }
+}
+
+function looksAnthropic(m) {
+  return own(ANTHROPIC_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+    (typeof m.content === "string" || Array.isArray(m.content) || (m.role === "system" && m.content === undefined)) &&
+    partsFit(m.content, "anthropic");
+}
+
+// ---- vercel: AI SDK ModelMessage -------------------------------------------------------
+
+const VERCEL_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL };
+
+function readVercel(r, i, m) {
+  const role = own(VERCEL_ROLES, m.role);
+  if (role === undefined) throw roleError(i, m.role, "system, user, assistant, tool");
+  const content = m.content;
+  let flags = 0;
+  if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
+  else if (role === USER) flags = REAL_USER;
+  r.begin(i, role, flags);
+  r.text(m.role);
+  if (typeof content === "string") {
+    r.text(content);
+    return;
+  }
+  if (!Array.isArray(content)) throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+  for (const p of content) {
+    if (p === null || typeof p !== "object") continue;
+    switch (p.type) {
+      case "image": case "file":
+        r.image();
+        break;
+      case "tool-call": {
+        const id = linkId(p.toolCallId);
+        if (id === undefined) throw bad(i, "a tool-call part needs toolCallId");
+        r.link(CALL, id);
+        r.text(id);
+        r.text(p.toolName);
+        r.text(jsonText(p.input ?? p.args));
+        break;
+      }
+      case "tool-result": {
+        const id = linkId(p.toolCallId);
+        if (id === undefined) throw bad(i, "a tool-result part needs toolCallId, the id of the call it answers");
+        r.link(RESULT, id);
+        r.text(id);
+        r.text(p.toolName);
+        const out = p.output ?? p.result;
+        if (out !== null && typeof out === "object" && "value" in out && typeof out.type === "string") payload(r, out.value);
+        else payload(r, out);
+        break;
+      }
+      case "tool-approval-request": {
+        const id = linkId(p.approvalId);
+        if (id === undefined) throw bad(i, "a tool-approval-request part needs approvalId");
+        r.link(CALL, `approval:${id}`);
+        break;
+      }
+      case "tool-approval-response": {
+        const id = linkId(p.approvalId);
+        if (id === undefined) throw bad(i, "a tool-approval-response part needs approvalId");
+        r.link(RESULT, `approval:${id}`);
+        r.text(p.reason);
+        break;
+      }
+      default:
+        r.text(p.text);
+    }
+  }
+}
+
+function looksVercel(m) {
+  return own(VERCEL_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+    m.tool_call_id === undefined && (typeof m.content === "string" || Array.isArray(m.content)) &&
+    partsFit(m.content, "vercel");
+}
+
+// ---- vercel-ui: AI SDK UIMessage -------------------------------------------------------
+
+const UI_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT };
+
+function readVercelUI(r, i, m) {
+  const role = own(UI_ROLES, m.role);
+  if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
+  const parts = m.parts;
+  if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
+  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  r.begin(i, role, flags);
+  r.text(m.role);
+  for (const p of parts) {
+    if (p === null || typeof p !== "object" || typeof p.type !== "string") continue;
+    if (p.type === "file") r.image();
+    else if (p.type === "dynamic-tool" || p.type.startsWith("tool-")) {
+      // A UI tool part holds the call and its result together.
+      r.text(p.toolCallId);
+      r.text(p.toolName ?? p.type.slice(5));
+      r.text(jsonText(p.input));
+      payload(r, p.output);
+      r.text(p.errorText);
+    } else if (p.type.startsWith("data-")) r.text(jsonText(p.data));
+    else r.text(p.text);
+  }
+}
+
+function looksVercelUI(m) {
+  return own(UI_ROLES, m.role) !== undefined && Array.isArray(m.parts) && m.content === undefined &&
+    m.parts.every((p) => p !== null && typeof p === "object" && typeof p.type === "string");
+}
+
+// ---- gemini: Content -------------------------------------------------------------------
+
+const GEMINI_ROLES = { user: USER, model: ASSISTANT, function: TOOL, tool: TOOL, system: SYSTEM };
+
+function readGemini(r, i, m) {
+  const role = m.role === undefined ? USER : own(GEMINI_ROLES, m.role);
+  if (role === undefined) throw roleError(i, m.role, "user, model");
+  const parts = m.parts;
+  if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
+  const responsesOnly = parts.length > 0 && parts.every((p) => p && p.functionResponse);
+  const realUser = role === USER && !responsesOnly;
+  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0;
+  r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
+  r.text(m.role);
+  for (const p of parts) {
+    if (p === null || typeof p !== "object") continue;
+    if (p.functionCall) {
+      const fc = p.functionCall;
+      // Matched by id when there is one, else by name and order.
+      r.link(CALL, linkId(fc.id) ?? `name:${fc.name}`);
+      r.text(fc.name);
+      r.text(jsonText(fc.args));
+    } else if (p.functionResponse) {
+      const fr = p.functionResponse;
+      r.link(RESULT, linkId(fr.id) ?? `name:${fr.name}`);
+      r.text(fr.name);
+      r.text(jsonText(fr.response));
+    } else if (p.inlineData || p.fileData) {
+      r.image();
+    } else {
+      r.text(p.text);
+      if (p.executableCode) r.text(p.executableCode.code);
+      if (p.codeExecutionResult) r.text(p.codeExecutionResult.output);
+    }
+  }
+}
+
+function looksGemini(m) {
+  return (m.role === undefined || own(GEMINI_ROLES, m.role) !== undefined) && Array.isArray(m.parts) && m.content === undefined &&
+    m.parts.every((p) => p !== null && typeof p === "object" && p.type === undefined);
+}
+
+// ---- langchain: LangChain.js messages --------------------------------------------------
+
+const LANGCHAIN_TYPES = { system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER };
+const LANGCHAIN_CLASSES = {
+  SystemMessage: "system", HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool",
+  FunctionMessage: "function", ChatMessage: "generic", AIMessageChunk: "ai",
+  HumanMessageChunk: "human", SystemMessageChunk: "system", ToolMessageChunk: "tool",
+};
+
+/** `[type, fields]` of a LangChain message in any of its three shapes. */
+function langchainShape(m) {
+  if (typeof m.getType === "function") return [m.getType(), m];
+  if (typeof m._getType === "function") return [m._getType(), m];
+  if (m.lc === 1 && Array.isArray(m.id) && m.kwargs && typeof m.kwargs === "object") {
+    return [own(LANGCHAIN_CLASSES, m.id[m.id.length - 1]), m.kwargs]; // the serialized form
+  }
+  if (m.data !== null && typeof m.data === "object" && m.content === undefined) return [m.type, m.data];
+  return [m.type, m];
+}
+
+function readLangChain(r, i, m) {
+  const [type, d] = langchainShape(m);
+  let role = own(LANGCHAIN_TYPES, type);
+  if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
+  if (type === "generic") role = own(OPENAI_ROLES, d.role) ?? OTHER;
+  const content = d.content;
+  const flags = role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  r.begin(i, role, flags);
+  r.text(type);
+  r.text(d.name);
+  if (typeof content === "string") r.text(content);
+  else if (Array.isArray(content)) {
+    for (const b of content) {
+      if (b === null || typeof b !== "object") r.text(b);
+      else if (/image|file|audio|document/.test(String(b.type))) r.image();
+      else if (b.type === "tool_use" || b.type === "tool_call") r.text(jsonText(b.input ?? b.args));
+      else if (b.type === "thinking") r.text(b.thinking);
+      else r.text(b.text);
+    }
+  }
+  if (role === ASSISTANT) {
+    const calls = d.tool_calls;
+    if (Array.isArray(calls)) {
+      for (const c of calls) {
+        if (c === null || typeof c !== "object") continue;
+        const id = linkId(c.id);
+        if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
+        r.link(CALL, id);
+        r.text(id);
+        r.text(c.name);
+        r.text(jsonText(c.args));
+      }
+    }
+  } else if (type === "tool") {
+    const id = linkId(d.tool_call_id);
+    if (id === undefined) throw bad(i, "a ToolMessage needs tool_call_id, the id of the call it answers");
+    r.link(RESULT, id);
+    r.text(id);
+  } else if (type === "function") {
+    r.link(RESULT, `function:${d.name}`);
+  }
+}
+
+function looksLangChain(m) {
+  if (typeof m.getType === "function" || typeof m._getType === "function") return true;
+  if (m.lc === 1 && Array.isArray(m.id)) return own(LANGCHAIN_CLASSES, m.id[m.id.length - 1]) !== undefined;
+  return own(LANGCHAIN_TYPES, m.type) !== undefined && m.role === undefined &&
+    (m.content !== undefined || (m.data !== null && typeof m.data === "object"));
+}
+
+/** In the order auto-detection prefers when several fit every message. */
 const READERS = {
   openai: { read: readOpenAI, looks: looksOpenAI },
+  anthropic: { read: readAnthropic, looks: looksAnthropic },
+  vercel: { read: readVercel, looks: looksVercel },
+  "openai-responses": { read: readResponses, looks: looksResponses },
+  "vercel-ui": { read: readVercelUI, looks: looksVercelUI },
+  gemini: { read: readGemini, looks: looksGemini },
+  langchain: { read: readLangChain, looks: looksLangChain },
 };
 
 /** The format of `messages`, by their shape: the first reader that accepts them all. */
 function detect(messages) {
   const candidates = Object.keys(READERS);
   let possible = candidates;
+  let decided = -1;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m === null || typeof m !== "object") continue; // reported by the reader
-    const next = possible.filter((name) => READERS[name].looks(m));
-    if (next.length === 0) {
-      const alone = candidates.filter((name) => READERS[name].looks(m));
-      throw alone.length === 0
-        ? bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)")
-        : new ReduceError("INVALID_MESSAGES",
-            `messages mix formats: message ${i} looks like ${alone.join(" or ")}, earlier ones like ${possible.join(" or ")}`);
+    let fits;
+    try {
+      fits = candidates.filter((name) => READERS[name].looks(m));
+    } catch (e) {
+      throw bad(i, `could not be read: ${e && e.message ? e.message : String(e)}`);
     }
+    if (fits.length === 0) {
+      throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
+    }
+    const next = possible.filter((name) => fits.includes(name));
+    if (next.length === 0) {
+      throw new ReduceError("INVALID_MESSAGES",
+        `messages mix formats: message ${i} looks like ${fits.join(" or ")}, but message ${decided} and those before it like ${possible.join(" or ")}; pass one format, or set config.format`);
+    }
+    if (next.length < possible.length) decided = i;
     possible = next;
   }
   return possible[0];
@@ -250,7 +688,7 @@ export function readMessages(messages, options) {
   const n = messages.length;
   const r = new Reading(n, options);
   const format = options.format === "auto" ? detect(messages) : options.format;
-  const reader = READERS[format];
+  const reader = own(READERS, format);
   if (reader === undefined) {
     throw new ReduceError("INVALID_CONFIG", `format "${format}" is not supported yet`, undefined, "format");
   }

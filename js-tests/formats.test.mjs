@@ -1,0 +1,306 @@
+// Every chat format of SPEC §2: a conversation with parallel tool calls, interleaved text
+// and images, reduced under a tight budget, must still be a history the provider accepts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { reduceSync, analyze, estimateTokens, ReduceError } from "chat-history-reducer";
+import { HumanMessage, AIMessage, ToolMessage, SystemMessage } from "@langchain/core/messages";
+
+const TURNS = 8;
+const bulky = (t) => JSON.stringify({ turn: t, rows: Array.from({ length: 12 }, (_, k) => ({ k, v: `value ${t}-${k}` })) });
+const IMAGE_B64 = "iVBORw0KGgo=";
+
+// ---- builders: the same conversation in each format --------------------------------------
+
+const build = {
+  openai() {
+    const m = [{ role: "system", content: "Be brief." }];
+    for (let t = 0; t < TURNS; t++) {
+      m.push(t % 3 === 0
+        ? { role: "user", content: [{ type: "text", text: `Look at picture ${t}` }, { type: "image_url", image_url: { url: `data:image/png;base64,${IMAGE_B64}` } }] }
+        : { role: "user", content: `Question ${t}?` });
+      m.push({ role: "assistant", content: `Checking ${t}.`, tool_calls: [
+        { id: `a${t}`, type: "function", function: { name: "search", arguments: JSON.stringify({ q: t }) } },
+        { id: `b${t}`, type: "function", function: { name: "fetch", arguments: "{}" } }] });
+      m.push({ role: "tool", tool_call_id: `a${t}`, content: bulky(t) });
+      m.push({ role: "tool", tool_call_id: `b${t}`, content: "fetched" });
+      m.push({ role: "assistant", content: `Answer ${t}.` });
+    }
+    return m;
+  },
+  "openai-responses"() {
+    const m = [{ type: "message", role: "developer", content: [{ type: "input_text", text: "Be brief." }] }];
+    for (let t = 0; t < TURNS; t++) {
+      m.push({ type: "message", role: "user", content: t % 3 === 0
+        ? [{ type: "input_text", text: `Look at picture ${t}` }, { type: "input_image", image_url: `data:image/png;base64,${IMAGE_B64}` }]
+        : [{ type: "input_text", text: `Question ${t}?` }] });
+      m.push({ type: "reasoning", id: `rs_${t}`, summary: [{ type: "summary_text", text: `I should search for ${t}.` }] });
+      m.push({ type: "function_call", call_id: `a${t}`, name: "search", arguments: JSON.stringify({ q: t }) });
+      m.push({ type: "function_call", call_id: `b${t}`, name: "fetch", arguments: "{}" });
+      m.push({ type: "function_call_output", call_id: `a${t}`, output: bulky(t) });
+      m.push({ type: "function_call_output", call_id: `b${t}`, output: "fetched" });
+      m.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: `Answer ${t}.` }] });
+    }
+    return m;
+  },
+  anthropic() {
+    const m = [];
+    for (let t = 0; t < TURNS; t++) {
+      m.push({ role: "user", content: t % 3 === 0
+        ? [{ type: "text", text: `Look at picture ${t}` }, { type: "image", source: { type: "base64", media_type: "image/png", data: IMAGE_B64 } }]
+        : `Question ${t}?` });
+      m.push({ role: "assistant", content: [
+        { type: "thinking", thinking: `Plan for ${t}`, signature: "sig" },
+        { type: "text", text: `Checking ${t}.` },
+        { type: "tool_use", id: `a${t}`, name: "search", input: { q: t } },
+        { type: "tool_use", id: `b${t}`, name: "fetch", input: {} }] });
+      m.push({ role: "user", content: [
+        { type: "tool_result", tool_use_id: `a${t}`, content: bulky(t) },
+        { type: "tool_result", tool_use_id: `b${t}`, content: [{ type: "text", text: "fetched" }] }] });
+      m.push({ role: "assistant", content: `Answer ${t}.` });
+    }
+    return m;
+  },
+  vercel() {
+    const m = [{ role: "system", content: "Be brief." }];
+    for (let t = 0; t < TURNS; t++) {
+      m.push({ role: "user", content: t % 3 === 0
+        ? [{ type: "text", text: `Look at picture ${t}` }, { type: "image", image: IMAGE_B64, mediaType: "image/png" }]
+        : `Question ${t}?` });
+      m.push({ role: "assistant", content: [
+        { type: "text", text: `Checking ${t}.` },
+        { type: "tool-call", toolCallId: `a${t}`, toolName: "search", input: { q: t } },
+        { type: "tool-call", toolCallId: `b${t}`, toolName: "delete", input: {} },
+        { type: "tool-approval-request", approvalId: `ap${t}`, toolCallId: `b${t}` }] });
+      m.push({ role: "tool", content: [
+        { type: "tool-result", toolCallId: `a${t}`, toolName: "search", output: { type: "json", value: JSON.parse(bulky(t)) } },
+        { type: "tool-approval-response", approvalId: `ap${t}`, approved: true }] });
+      m.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `b${t}`, toolName: "delete", output: { type: "text", value: "deleted" } }] });
+      m.push({ role: "assistant", content: [{ type: "text", text: `Answer ${t}.` }] });
+    }
+    return m;
+  },
+  "vercel-ui"() {
+    const m = [{ id: "s", role: "system", parts: [{ type: "text", text: "Be brief." }] }];
+    for (let t = 0; t < TURNS; t++) {
+      m.push({ id: `u${t}`, role: "user", parts: t % 3 === 0
+        ? [{ type: "text", text: `Look at picture ${t}` }, { type: "file", mediaType: "image/png", url: `data:image/png;base64,${IMAGE_B64}` }]
+        : [{ type: "text", text: `Question ${t}?` }] });
+      m.push({ id: `a${t}`, role: "assistant", parts: [
+        { type: "step-start" },
+        { type: "text", text: `Checking ${t}.` },
+        { type: "tool-search", toolCallId: `a${t}`, state: "output-available", input: { q: t }, output: JSON.parse(bulky(t)) },
+        { type: "dynamic-tool", toolName: "fetch", toolCallId: `b${t}`, state: "output-available", input: {}, output: "fetched" },
+        { type: "text", text: `Answer ${t}.` }] });
+    }
+    return m;
+  },
+  gemini() {
+    const m = [];
+    for (let t = 0; t < TURNS; t++) {
+      m.push({ role: "user", parts: t % 3 === 0
+        ? [{ text: `Look at picture ${t}` }, { inlineData: { mimeType: "image/png", data: IMAGE_B64 } }]
+        : [{ text: `Question ${t}?` }] });
+      // No ids: responses match by name and order.
+      m.push({ role: "model", parts: [{ functionCall: { name: "search", args: { q: t } } }, { functionCall: { name: "fetch", args: {} } }] });
+      m.push({ role: "user", parts: [
+        { functionResponse: { name: "search", response: JSON.parse(bulky(t)) } },
+        { functionResponse: { name: "fetch", response: { ok: true } } }] });
+      m.push({ role: "model", parts: [{ text: `Answer ${t}.` }] });
+    }
+    return m;
+  },
+  langchain() {
+    const m = [new SystemMessage("Be brief.")];
+    for (let t = 0; t < TURNS; t++) {
+      m.push(t % 3 === 0
+        ? new HumanMessage({ content: [{ type: "text", text: `Look at picture ${t}` }, { type: "image_url", image_url: { url: `data:image/png;base64,${IMAGE_B64}` } }] })
+        : new HumanMessage(`Question ${t}?`));
+      m.push(new AIMessage({ content: `Checking ${t}.`, tool_calls: [
+        { id: `a${t}`, name: "search", args: { q: t } },
+        { id: `b${t}`, name: "fetch", args: {} }] }));
+      m.push(new ToolMessage({ tool_call_id: `a${t}`, content: bulky(t) }));
+      m.push(new ToolMessage({ tool_call_id: `b${t}`, content: "fetched" }));
+      m.push(new AIMessage(`Answer ${t}.`));
+    }
+    return m;
+  },
+};
+
+// ---- what each provider accepts -----------------------------------------------------------
+
+const lcType = (m) => (typeof m.getType === "function" ? m.getType() : m.type);
+
+function assertPairedById(calls, results, what) {
+  // calls/results: arrays of [position, id]; every result after its call, every call answered.
+  const callAt = new Map(calls.map(([p, id]) => [id, p]));
+  for (const [p, id] of results) {
+    assert.ok(callAt.has(id), `${what}: result ${id} has no call`);
+    assert.ok(callAt.get(id) < p, `${what}: result ${id} before its call`);
+  }
+  const answered = new Set(results.map(([, id]) => id));
+  for (const [, id] of calls) assert.ok(answered.has(id), `${what}: call ${id} has no result`);
+}
+
+const accepts = {
+  openai(ms) {
+    const calls = [], results = [];
+    ms.forEach((m, p) => {
+      for (const c of m.tool_calls ?? []) calls.push([p, c.id]);
+      if (m.role === "tool") {
+        results.push([p, m.tool_call_id]);
+        const prev = ms.slice(0, p).reverse().find((x) => x.role !== "tool");
+        assert.ok(prev?.tool_calls?.some((c) => c.id === m.tool_call_id), "a tool message must answer the preceding tool_calls");
+      }
+    });
+    assertPairedById(calls, results, "openai");
+  },
+  "openai-responses"(ms) {
+    const calls = [], results = [];
+    ms.forEach((m, p) => {
+      if (m.type === "function_call") calls.push([p, m.call_id]);
+      if (m.type === "function_call_output") results.push([p, m.call_id]);
+      if (m.type === "reasoning") assert.ok(ms[p + 1] && ms[p + 1].type !== "reasoning", "a reasoning item needs the item after it");
+    });
+    assertPairedById(calls, results, "openai-responses");
+  },
+  anthropic(ms) {
+    ms.forEach((m, p) => {
+      const uses = Array.isArray(m.content) ? m.content.filter((b) => b.type === "tool_use").map((b) => b.id) : [];
+      if (uses.length) {
+        const next = ms[p + 1];
+        assert.ok(next && next.role === "user" && Array.isArray(next.content), "tool_use must be followed by a user message");
+        const answered = next.content.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id);
+        assert.deepEqual(answered.sort(), uses.sort(), "tool_use ids were found without tool_result blocks immediately after");
+      }
+      const results = Array.isArray(m.content) ? m.content.filter((b) => b.type === "tool_result") : [];
+      if (results.length) {
+        const prev = ms[p - 1];
+        for (const r of results) {
+          assert.ok(prev && Array.isArray(prev.content) && prev.content.some((b) => b.type === "tool_use" && b.id === r.tool_use_id),
+            "tool_result must answer a tool_use in the previous message");
+        }
+      }
+    });
+    const first = ms.find((m) => m.role !== "system");
+    if (first) assert.equal(first.role, "user", "the first message must be a user message");
+  },
+  vercel(ms) {
+    const calls = [], results = [], requests = [], responses = [];
+    ms.forEach((m, p) => {
+      for (const part of Array.isArray(m.content) ? m.content : []) {
+        if (part.type === "tool-call") calls.push([p, part.toolCallId]);
+        if (part.type === "tool-result") results.push([p, part.toolCallId]);
+        if (part.type === "tool-approval-request") requests.push([p, part.approvalId]);
+        if (part.type === "tool-approval-response") responses.push([p, part.approvalId]);
+      }
+    });
+    assertPairedById(calls, results, "vercel tool calls");
+    assertPairedById(requests, responses, "vercel approvals");
+  },
+  "vercel-ui"(ms) {
+    for (const m of ms) assert.ok(Array.isArray(m.parts));
+  },
+  gemini(ms) {
+    assert.equal(ms[0].role, "user", "the first content must be a user turn");
+    ms.forEach((m, p) => {
+      const calls = m.parts.filter((x) => x.functionCall);
+      if (calls.length) {
+        const prev = ms[p - 1];
+        assert.ok(prev && prev.role === "user", "a functionCall turn must follow a user or functionResponse turn");
+        const next = ms[p + 1];
+        assert.ok(next, "a functionCall turn needs its functionResponse turn");
+        assert.deepEqual(next.parts.filter((x) => x.functionResponse).map((x) => x.functionResponse.name).sort(),
+          calls.map((x) => x.functionCall.name).sort(), "functionResponse parts must match the calls by name and order");
+      }
+    });
+  },
+  langchain(ms) {
+    const calls = [], results = [];
+    ms.forEach((m, p) => {
+      for (const c of m.tool_calls ?? []) calls.push([p, c.id]);
+      if (lcType(m) === "tool") results.push([p, m.tool_call_id]);
+    });
+    assertPairedById(calls, results, "langchain");
+  },
+};
+
+function isRealUser(format, m) {
+  switch (format) {
+    case "anthropic": return m.role === "user" && (typeof m.content === "string" || m.content.some((b) => b.type !== "tool_result"));
+    case "gemini": return m.role === "user" && m.parts.some((p) => !p.functionResponse);
+    case "openai-responses": return m.role === "user";
+    case "langchain": return lcType(m) === "human";
+    default: return m.role === "user";
+  }
+}
+
+for (const [format, make] of Object.entries(build)) {
+  test(`${format}: detected, grouped, and reduced into a history the provider accepts`, () => {
+    const input = make();
+    accepts[format](input); // the fixture itself is valid
+    const a = analyze(input);
+    assert.equal(a.format, format, "auto-detection");
+    assert.equal(a.messages.length, input.length);
+    const total = estimateTokens(input);
+    assert.equal(total, a.totalTokens);
+    const images = input.filter((m, i) => i % 1 === 0 && JSON.stringify(m).includes(IMAGE_B64)).length;
+    assert.ok(total > images * 1000, "images count imageTokens");
+
+    for (const strategy of ["truncate", "priority"]) {
+      for (const maxTokens of [Math.floor(total / 2), Math.floor(total / 5), 400]) {
+        const config = { maxTokens, strategy, format: "auto" };
+        const r = reduceSync(input, config);
+        assert.equal(r.reduced, true, `${strategy} ${maxTokens}`);
+        accepts[format](r.messages);
+        assert.ok(r.tokensAfter <= Math.floor(maxTokens * 0.8) || r.overBudget, `${strategy}: ${r.tokensAfter} tokens over target`);
+        r.messages.forEach((m, k) => assert.equal(m, input[r.kept[k]], "kept messages are the input objects"));
+        const lastUser = input.findLastIndex((m) => isRealUser(format, m));
+        assert.ok(r.kept.includes(lastUser), "the latest user input stays");
+        const firstConversation = r.messages.find((m) => !["system", "developer"].includes(m.role ?? lcType(m)));
+        assert.ok(isRealUser(format, firstConversation), `${strategy} ${maxTokens}: starts on a user input`);
+        const again = reduceSync(r.messages, config);
+        assert.equal(again.reduced, false, "a reduced history is not reduced again");
+        assert.deepEqual(again.kept, r.messages.map((_, k) => k));
+      }
+    }
+  });
+}
+
+test("LangChain's toDict() and serialized forms are read too", () => {
+  const instances = build.langchain();
+  const dicts = instances.map((m) => m.toDict());
+  const serialized = JSON.parse(JSON.stringify(instances));
+  for (const form of [dicts, serialized]) {
+    assert.equal(analyze(form).format, "langchain");
+    assert.equal(estimateTokens(form), estimateTokens(instances));
+    const a = analyze(form);
+    assert.equal(a.messages[2].group, a.messages[4].group, "AI tool calls and their ToolMessages share a group");
+  }
+});
+
+test("a mix of formats is INVALID_MESSAGES; a named format is checked", () => {
+  const mixed = [build.openai()[1], build.anthropic()[1]];
+  assert.throws(() => analyze(mixed), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /mix/.test(e.message));
+  const gemini = build.gemini();
+  assert.throws(() => reduceSync(gemini, { maxTokens: 100, format: "openai" }), (e) => e.code === "INVALID_MESSAGE" && e.index === 0);
+  assert.throws(() => analyze(gemini, { format: "cobol" }), (e) => e.code === "INVALID_CONFIG" && e.field === "format");
+});
+
+test("plain user/assistant text is accepted under every format that fits", () => {
+  const plain = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
+  assert.equal(analyze(plain).format, "openai");
+  for (const format of ["openai", "anthropic", "vercel", "openai-responses"]) {
+    assert.equal(analyze(plain, { format }).format, format);
+  }
+});
+
+test("groups: the responses reasoning item stays with its calls, Gemini matches by name", () => {
+  const r = analyze(build["openai-responses"]());
+  const [reasoning, call1, call2, out1, out2] = r.messages.slice(2, 7);
+  assert.equal(reasoning.role, "other");
+  for (const m of [call1, call2, out1, out2]) assert.equal(m.group, reasoning.group);
+  const g = analyze(build.gemini());
+  assert.equal(g.messages[1].group, g.messages[2].group);
+  assert.equal(g.messages[2].realUser, false, "a turn of only functionResponse parts is not a user input");
+  assert.equal(g.messages[4].round, 2);
+});
