@@ -38,9 +38,9 @@ impl Fired {
 pub fn triggers(t: &Transcript, config: &Config) -> Fired {
     Fired {
         tokens: config.max_tokens.is_some_and(|max| t.total_tokens() > max),
-        messages: config
-            .target_messages
-            .is_some_and(|n| messages_since_summary(t) > n + config.threshold_messages),
+        messages: config.target_messages.is_some_and(|n| {
+            messages_since_summary(t) > n.saturating_add(config.threshold_messages)
+        }),
     }
 }
 

@@ -62,7 +62,7 @@ extern "C" {
 
     #[wasm_bindgen(js_name = buildResult)]
     fn build_result(
-        messages: &JsValue,
+        reading: &Reading,
         output: &[u32],
         kept: &[u32],
         dropped: &[u32],
@@ -91,6 +91,7 @@ impl From<error::ReduceError> for JsValue {
 }
 
 /// The JavaScript callbacks and values of a config that the core does not hold.
+#[derive(Default)]
 struct Callbacks {
     count_tokens: JsValue,
     token_counts: JsValue,
@@ -102,8 +103,7 @@ struct Call {
     callbacks: Callbacks,
 }
 
-fn option_value(config: &JsValue, key: &'static str) -> Result<OptionValue, JsValue> {
-    let v = read_option(config, key)?;
+fn option_value(config: &JsValue, key: &'static str, v: JsValue) -> Result<OptionValue, JsValue> {
     Ok(if v.is_undefined() || v.is_null() {
         OptionValue::Missing
     } else if let Some(b) = v.as_bool() {
@@ -142,8 +142,16 @@ fn option_value(config: &JsValue, key: &'static str) -> Result<OptionValue, JsVa
 }
 
 /// Reads and validates `config`. `need_trigger`: whether a missing trigger is an error.
+/// Every option is read once; the callbacks are kept as read.
 fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsValue> {
-    if !(config.is_undefined() || config.is_null() || config.is_object()) || config.is_function() {
+    if config.is_undefined() || config.is_null() {
+        let config = Config::parse_with(need_trigger, |_| Ok(OptionValue::Missing))?;
+        return Ok(Call {
+            config,
+            callbacks: Callbacks::default(),
+        });
+    }
+    if !config.is_object() || config.is_function() {
         return Err(error::ReduceError::config(
             "config",
             "config must be an object such as { maxTokens: 8000 }",
@@ -151,34 +159,26 @@ fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsValue> 
         .into());
     }
     let mut js_error: Option<JsValue> = None;
+    let mut callbacks = Callbacks::default();
     let parsed = Config::parse_with(need_trigger, |key| {
-        if config.is_undefined() || config.is_null() {
-            return Ok(OptionValue::Missing);
+        let raw = read_option(config, key).map_err(|e| {
+            js_error = Some(e);
+            error::ReduceError::config(key, "unreadable option")
+        })?;
+        match key {
+            "countTokens" => callbacks.count_tokens = raw.clone(),
+            "tokenCounts" => callbacks.token_counts = raw.clone(),
+            _ => {}
         }
-        option_value(config, key).map_err(|e| {
+        option_value(config, key, raw).map_err(|e| {
             js_error = Some(e);
             error::ReduceError::config(key, "unreadable option")
         })
     });
-    let config_value = config;
     match (parsed, js_error) {
         (_, Some(e)) => Err(e),
         (Err(e), None) => Err(e.into()),
-        (Ok(config), None) => {
-            let get = |key: &str| {
-                if config_value.is_object() {
-                    Reflect::get(config_value, &JsValue::from_str(key))
-                        .unwrap_or(JsValue::UNDEFINED)
-                } else {
-                    JsValue::UNDEFINED
-                }
-            };
-            let callbacks = Callbacks {
-                count_tokens: get("countTokens"),
-                token_counts: get("tokenCounts"),
-            };
-            Ok(Call { config, callbacks })
-        }
+        (Ok(config), None) => Ok(Call { config, callbacks }),
     }
 }
 
@@ -187,8 +187,9 @@ fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
     let _ = Reflect::set(target, &JsValue::from_str(key), &value.into());
 }
 
-/// Reads `messages` into a transcript, estimating what has no exact count.
-fn decode_messages(messages: &JsValue, call: &Call) -> Result<Transcript, JsValue> {
+/// Reads `messages` into a transcript, estimating what has no exact count. The reading
+/// keeps the message objects for the result.
+fn decode_messages(messages: &JsValue, call: &Call) -> Result<(Transcript, Reading), JsValue> {
     let config = &call.config;
     let options = Object::new();
     let format = match config.format {
@@ -271,7 +272,7 @@ fn decode_messages(messages: &JsValue, call: &Call) -> Result<Transcript, JsValu
             },
         })
         .collect();
-    Ok(transcript)
+    Ok((transcript, reading))
 }
 
 /// Splits the joined texts of `reader.js` back into pieces by their UTF-16 lengths.
@@ -308,7 +309,7 @@ impl<'a> Pieces<'a> {
     }
 }
 
-fn encode_result(messages: &JsValue, r: &Reduction) -> JsValue {
+fn encode_result(reading: &Reading, r: &Reduction) -> JsValue {
     let output: Vec<u32> = r
         .output
         .iter()
@@ -332,7 +333,7 @@ fn encode_result(messages: &JsValue, r: &Reduction) -> JsValue {
         events.push(&event);
     }
     build_result(
-        messages,
+        reading,
         &output,
         &r.indices(Fate::Kept),
         &r.indices(Fate::Dropped),
@@ -356,9 +357,9 @@ pub fn reduce_sync(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
-    let transcript = decode_messages(messages, &call)?;
+    let (transcript, reading) = decode_messages(messages, &call)?;
     let reduction = crate::reduce_sync(&transcript, &call.config)?;
-    Ok(encode_result(messages, &reduction))
+    Ok(encode_result(&reading, &reduction))
 }
 
 /// Reduces `messages`; awaits `config.summarizer` for the strategies that summarize.
@@ -389,7 +390,7 @@ pub fn should_reduce(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
-    let transcript = decode_messages(messages, &call)?;
+    let (transcript, _) = decode_messages(messages, &call)?;
     Ok(crate::should_reduce(&transcript, &call.config))
 }
 
@@ -405,11 +406,10 @@ pub fn estimate_tokens(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<f64, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
-    let transcript = if Array::is_array(messages) {
+    let (transcript, _) = if Array::is_array(messages) {
         decode_messages(messages, &call)?
     } else {
-        let one = Array::of1(messages);
-        decode_messages(&one, &call)?
+        decode_messages(&Array::of1(messages), &call)?
     };
     Ok(transcript.total_tokens())
 }
@@ -427,7 +427,7 @@ pub fn analyze(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
-    let transcript = decode_messages(messages, &call)?;
+    let (transcript, _) = decode_messages(messages, &call)?;
     let a = analysis::analyze(&transcript, &call.config);
     let list = Array::new_with_length(a.messages.len() as u32);
     for (k, m) in a.messages.iter().enumerate() {

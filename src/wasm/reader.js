@@ -285,6 +285,7 @@ const RESPONSES_TYPES = new Set([
 
 function readResponses(r, i, m) {
   const type = m.type === undefined ? "message" : m.type;
+  if (typeof type !== "string") throw bad(i, `type must be a string, got ${describe(type)}`);
   if (type === "message") {
     const role = own(RESPONSES_ROLES, m.role);
     if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant");
@@ -656,12 +657,11 @@ function detect(messages) {
   let decided = -1;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (m === null || typeof m !== "object") continue; // reported by the reader
     let fits;
     try {
       fits = candidates.filter((name) => READERS[name].looks(m));
     } catch (e) {
-      throw bad(i, `could not be read: ${e && e.message ? e.message : String(e)}`);
+      throw bad(i, `could not be read: ${reason(e)}`);
     }
     if (fits.length === 0) {
       throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
@@ -682,30 +682,29 @@ function detect(messages) {
  * estimate, tokenCounts, countTokens}`.
  */
 export function readMessages(messages, options) {
-  if (!Array.isArray(messages)) {
-    throw new ReduceError("INVALID_MESSAGES", `messages must be an array of messages, got ${describe(messages)}`);
-  }
-  const n = messages.length;
-  const r = new Reading(n, options);
-  const format = options.format === "auto" ? detect(messages) : options.format;
+  const items = messageList(messages);
+  const n = items.length;
+  const format = options.format === "auto" ? detect(items) : options.format;
   const reader = own(READERS, format);
-  if (reader === undefined) {
-    throw new ReduceError("INVALID_CONFIG", `format "${format}" is not supported yet`, undefined, "format");
-  }
+  const r = new Reading(n, options);
   r.format = format;
+  r.items = items;
   const counts = Array.isArray(options.tokenCounts) ? options.tokenCounts : undefined;
-  const countTokens = options.countTokens;
+  const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
   for (let i = 0; i < n; i++) {
-    const m = messages[i];
-    if (m === null || typeof m !== "object") {
-      throw bad(i, `expected a message object, got ${describe(m)}`);
-    }
+    const m = items[i];
     let exact = -1;
     if (counts !== undefined) {
-      const c = counts[i];
+      let c;
+      try {
+        c = counts[i];
+      } catch (e) {
+        throw new ReduceError("INVALID_CONFIG", `reading tokenCounts[${i}] threw: ${reason(e)}`, i, "tokenCounts");
+      }
       if (typeof c === "number" && Number.isFinite(c) && c >= 0) exact = c;
     }
     if (exact < 0 && countTokens !== undefined) {
+      // The user's own function: what it throws reaches the caller unchanged.
       const c = countTokens(m, i);
       if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
         throw new ReduceError("INVALID_CONFIG",
@@ -720,10 +719,49 @@ export function readMessages(messages, options) {
       reader.read(r, i, m);
     } catch (e) {
       if (e instanceof ReduceError) throw e;
-      throw bad(i, `could not be read: ${e && e.message ? e.message : String(e)}`);
+      throw bad(i, `could not be read: ${reason(e)}`);
     }
   }
   return r.finish();
+}
+
+/** The most messages one call takes: far above any context window, far below memory. */
+const MAX_MESSAGES = 10_000_000;
+
+/**
+ * The message objects, each read once: whatever getters or proxies the array has, the
+ * result is built from these same objects.
+ */
+function messageList(messages) {
+  if (!Array.isArray(messages)) {
+    throw new ReduceError("INVALID_MESSAGES", `messages must be an array of messages, got ${describe(messages)}`);
+  }
+  let items;
+  try {
+    const n = messages.length;
+    if (!(n <= MAX_MESSAGES)) {
+      throw new ReduceError("INVALID_MESSAGES", `messages has ${n} entries; at most ${MAX_MESSAGES} are accepted`);
+    }
+    items = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const m = messages[i];
+      if (m === null || typeof m !== "object") throw bad(i, `expected a message object, got ${describe(m)}`);
+      items[i] = m;
+    }
+  } catch (e) {
+    if (e instanceof ReduceError) throw e;
+    throw new ReduceError("INVALID_MESSAGES", `messages could not be read: ${reason(e)}`);
+  }
+  return items;
+}
+
+/** An exception's message, whatever was thrown. */
+function reason(e) {
+  try {
+    return String(e !== null && typeof e === "object" && "message" in e ? e.message : e);
+  } catch {
+    return "an unprintable exception";
+  }
 }
 
 /** Reads one option, turning a throwing getter into INVALID_CONFIG. */
@@ -732,7 +770,7 @@ export function readOption(config, key) {
   try {
     value = config[key];
   } catch (e) {
-    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${e && e.message}`, undefined, key);
+    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
   }
   return value;
 }
@@ -742,7 +780,7 @@ export function optionEntries(config, key, value) {
   try {
     return Object.entries(value);
   } catch (e) {
-    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${e && e.message}`, undefined, key);
+    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
   }
 }
 
@@ -750,9 +788,10 @@ export function optionEntries(config, key, value) {
  * The `ReduceResult` of SPEC §8. `output` holds input indices; the messages are the
  * input objects themselves.
  */
-export function buildResult(messages, output, kept, dropped, summarized, meta, events) {
+export function buildResult(reading, output, kept, dropped, summarized, meta, events) {
+  const items = reading.items;
   const out = new Array(output.length);
-  for (let k = 0; k < output.length; k++) out[k] = messages[output[k]];
+  for (let k = 0; k < output.length; k++) out[k] = items[output[k]];
   return {
     messages: out,
     reduced: meta.reduced,
