@@ -30,6 +30,78 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+/// A tool call with parallel results, shaped as `t.format` shapes it.
+fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
+    let first = *key;
+    *key += results.len() as u32;
+    let calls = first..*key;
+    match t.format {
+        Format::VercelUi => {
+            // Call and result live in the one assistant message.
+            t.push(MessageInfo::new(
+                Role::Assistant,
+                call + results.iter().sum::<f64>(),
+            ));
+        }
+        Format::Anthropic | Format::Gemini => {
+            // All results in the one user turn right after the call.
+            t.push(MessageInfo::new(Role::Assistant, call));
+            for k in calls.clone() {
+                t.link(LinkKind::Call, k);
+            }
+            t.push(MessageInfo {
+                role: Role::Tool,
+                flags: 0,
+                tokens: results.iter().sum(),
+            });
+            for k in calls {
+                t.link(LinkKind::Result, k);
+            }
+        }
+        Format::OpenAiResponses => {
+            // A reasoning item, one item per call, then one per output.
+            t.push(MessageInfo {
+                role: Role::Other,
+                flags: chat_history_reducer::flags::ATTACH_NEXT,
+                tokens: 5.0,
+            });
+            for k in calls.clone() {
+                t.push(MessageInfo::new(Role::Assistant, call));
+                t.link(LinkKind::Call, k);
+            }
+            for (k, tokens) in calls.zip(results) {
+                t.push(MessageInfo::new(Role::Tool, *tokens));
+                t.link(LinkKind::Result, k);
+            }
+        }
+        Format::Vercel => {
+            // The calls wait for an approval, answered in its own tool message.
+            t.push(MessageInfo::new(Role::Assistant, call));
+            for k in calls.clone() {
+                t.link(LinkKind::Call, k);
+            }
+            let approval = 1_000_000 + first;
+            t.link(LinkKind::Call, approval);
+            t.push(MessageInfo::new(Role::Tool, 4.0));
+            t.link(LinkKind::Result, approval);
+            for (k, tokens) in calls.zip(results) {
+                t.push(MessageInfo::new(Role::Tool, *tokens));
+                t.link(LinkKind::Result, k);
+            }
+        }
+        Format::OpenAi | Format::LangChain => {
+            t.push(MessageInfo::new(Role::Assistant, call));
+            for k in calls.clone() {
+                t.link(LinkKind::Call, k);
+            }
+            for (k, tokens) in calls.zip(results) {
+                t.push(MessageInfo::new(Role::Tool, *tokens));
+                t.link(LinkKind::Result, k);
+            }
+        }
+    }
+}
+
 fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Step]) -> Transcript {
     let mut t = Transcript::new(format);
     if let Some(tokens) = system {
@@ -52,30 +124,7 @@ fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Ste
             Step::System(tokens) => {
                 t.push(MessageInfo::new(Role::System, *tokens));
             }
-            Step::Tools(call, results) => {
-                t.push(MessageInfo::new(Role::Assistant, *call));
-                let first = key;
-                for _ in results {
-                    t.link(LinkKind::Call, key);
-                    key += 1;
-                }
-                if format == Format::Anthropic {
-                    // All results in the one user message right after the call.
-                    t.push(MessageInfo {
-                        role: Role::User,
-                        flags: 0,
-                        tokens: results.iter().sum(),
-                    });
-                    for k in first..key {
-                        t.link(LinkKind::Result, k);
-                    }
-                } else {
-                    for (k, tokens) in (first..key).zip(results) {
-                        t.push(MessageInfo::new(Role::Tool, *tokens));
-                        t.link(LinkKind::Result, k);
-                    }
-                }
-            }
+            Step::Tools(call, results) => tools(&mut t, &mut key, *call, results),
         }
     }
     t
@@ -88,7 +137,7 @@ struct Case {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    let format = prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic)];
+    let format = prop::sample::select(Format::ALL.to_vec());
     let system = prop::option::of(1.0..300.0f64);
     let summary = prop::option::weighted(0.2, 10.0..200.0f64);
     let steps = prop::collection::vec(step(), 0..60);
@@ -179,6 +228,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     let config = Config::from_pairs(&case.pairs).expect("valid config");
     let r = reduce_sync(t, &config).expect("no error in bestEffort mode");
     let kept: Vec<bool> = r.fate.iter().map(|f| *f == Fate::Kept).collect();
+    let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
 
     // 8. Accounting: every input exactly once; the output is the kept inputs.
     prop_assert_eq!(r.fate.len(), t.len());
@@ -203,7 +253,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
             c,
             res
         );
-        if t.format == Format::Anthropic && kept[c as usize] {
+        if matches!(t.format, Format::Anthropic | Format::Gemini) && kept[c as usize] {
             let pos = out.iter().position(|&i| i == c).unwrap();
             prop_assert_eq!(
                 out.get(pos + 1).copied(),
@@ -212,8 +262,42 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
             );
         }
     }
+    // A Responses reasoning item keeps the item after it.
+    for (k, &i) in out.iter().enumerate() {
+        if t.messages[i as usize].flags & chat_history_reducer::flags::ATTACH_NEXT != 0 {
+            prop_assert_eq!(
+                out.get(k + 1).copied(),
+                Some(i + 1),
+                "reasoning item without its call"
+            );
+        }
+    }
+    // Gemini: a function-call turn follows a user or function-response turn.
+    let calls: std::collections::HashSet<u32> = t
+        .links
+        .iter()
+        .filter(|l| l.kind == LinkKind::Call)
+        .map(|l| l.message)
+        .collect();
+    // (Only for inputs that keep the rule: the generator makes some that do not.)
+    let valid_gemini = calls
+        .iter()
+        .all(|&c| c > 0 && matches!(t.messages[c as usize - 1].role, Role::User | Role::Tool));
+    if t.format == Format::Gemini && r.reduced && valid_gemini {
+        for (k, &i) in out.iter().enumerate() {
+            let prev = k.checked_sub(1).map(|p| t.messages[out[p] as usize].role);
+            if calls.contains(&i) {
+                prop_assert!(
+                    matches!(prev, Some(Role::User) | Some(Role::Tool)),
+                    "function call turn {} after {:?}",
+                    i,
+                    prev
+                );
+            }
+        }
+    }
+
     // 6. The latest real user input stays.
-    let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
     if let Some(u) = latest_user {
         prop_assert!(kept[u], "latest user input {} removed", u);
     }
