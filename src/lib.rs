@@ -30,6 +30,7 @@ pub mod config;
 pub mod error;
 pub mod estimate;
 pub mod formats;
+pub mod history;
 pub mod protect;
 pub mod strategies;
 pub mod structure;
@@ -42,6 +43,7 @@ pub use analysis::{analyze, Analysis, MessageAnalysis};
 pub use config::{Config, OptionValue, Strategy};
 pub use error::{ErrorCode, ReduceError};
 pub use formats::Format;
+pub use strategies::summarize::SummaryPlan;
 pub use strategies::{CompressionEvent, Fate, Reduction, Slot};
 pub use structure::Structure;
 pub use transcript::{flags, Link, LinkKind, MessageInfo, Role, Transcript};
@@ -60,6 +62,12 @@ pub fn reduce_sync(t: &Transcript, config: &Config) -> Result<Reduction, ReduceE
             "this config calls a summarizer, which is asynchronous: use `await reduce(messages, config)` instead of reduceSync",
         ));
     }
+    reduce_without_summarizer(t, config)
+}
+
+/// The strategies that only drop: `truncate` and `priority` (and the fallback of the
+/// others).
+fn reduce_without_summarizer(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
     if !should_reduce(t, config) {
         return Ok(Reduction::unchanged(t));
     }
@@ -67,10 +75,44 @@ pub fn reduce_sync(t: &Transcript, config: &Config) -> Result<Reduction, ReduceE
     let protection = protect::protect(t, &s, config);
     match config.strategy {
         Strategy::Priority => strategies::priority::priority(t, &s, &protection, config),
-        Strategy::Truncate => strategies::truncate::truncate(t, &s, &protection, config),
-        Strategy::Summarize | Strategy::Progressive => Err(ReduceError::new(
-            ErrorCode::SummarizerRequired,
-            "strategy \"summarize\" needs config.summarizer, an async function that returns the summary text",
-        )),
+        Strategy::Truncate | Strategy::Summarize | Strategy::Progressive => {
+            strategies::truncate::truncate(t, &s, &protection, config)
+        }
     }
+}
+
+/// What `reduce` does next with a config that summarizes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SummaryStep {
+    /// Nothing to summarise: this is the result.
+    Done(Reduction),
+    /// Ask the summarizer, then [`strategies::summarize::apply`].
+    Summarize(SummaryPlan),
+}
+
+/// The first half of an asynchronous `summarize` reduction.
+pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, ReduceError> {
+    if !config.has_summarizer {
+        return Err(ReduceError::new(
+            ErrorCode::SummarizerRequired,
+            "strategy \"summarize\" needs config.summarizer: an async function (request) => summary text",
+        ));
+    }
+    if !should_reduce(t, config) {
+        return Ok(SummaryStep::Done(Reduction::unchanged(t)));
+    }
+    let s = Structure::of(t);
+    let protection = protect::protect(t, &s, config);
+    match strategies::summarize::plan(t, &s, &protection, config) {
+        Some(plan) => Ok(SummaryStep::Summarize(plan)),
+        None => strategies::truncate::truncate(t, &s, &protection, config).map(SummaryStep::Done),
+    }
+}
+
+/// The reduction when the summarizer failed and `onSummarizerError` is `"fallback"`:
+/// `truncate` with the same targets.
+pub fn fallback(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
+    let mut truncate = config.clone();
+    truncate.strategy = Strategy::Truncate;
+    reduce_without_summarizer(t, &truncate)
 }

@@ -191,7 +191,9 @@ fn output_transcript(t: &Transcript, r: &Reduction) -> Transcript {
     let mut out = Transcript::new(t.format);
     let mut new_index = vec![u32::MAX; t.len()];
     for slot in &r.output {
-        let Slot::Input(i) = *slot;
+        let Slot::Input(i) = *slot else {
+            unreachable!("truncate and priority write no summary")
+        };
         new_index[i as usize] = out.push(t.messages[i as usize]);
     }
     for l in &t.links {
@@ -232,7 +234,16 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
 
     // 8. Accounting: every input exactly once; the output is the kept inputs.
     prop_assert_eq!(r.fate.len(), t.len());
-    let out: Vec<u32> = r.output.iter().map(|Slot::Input(i)| *i).collect();
+    let out: Vec<u32> = r
+        .output
+        .iter()
+        .map(|slot| match slot {
+            Slot::Input(i) => Ok(*i),
+            Slot::Summary => Err(TestCaseError::fail(
+                "a summary from a strategy that only drops",
+            )),
+        })
+        .collect::<Result<_, _>>()?;
     prop_assert_eq!(out.clone(), r.indices(Fate::Kept));
     // 1. Order.
     prop_assert!(out.windows(2).all(|w| w[0] < w[1]));

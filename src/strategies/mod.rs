@@ -1,6 +1,7 @@
 //! The strategies of SPEC §5 and what a reduction returns.
 
 pub mod priority;
+pub mod summarize;
 pub mod truncate;
 
 use crate::budget::{counts_as_message, Targets};
@@ -17,6 +18,8 @@ pub enum Fate {
     Kept,
     /// Removed without a trace.
     Dropped,
+    /// Covered by the new summary.
+    Summarized,
 }
 
 /// One entry of the output history.
@@ -24,12 +27,14 @@ pub enum Fate {
 pub enum Slot {
     /// The input message at this index, as it was.
     Input(u32),
+    /// The new summary message.
+    Summary,
 }
 
 /// A step of a reduction, reported in `result.events`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompressionEvent {
-    /// `"truncate"`, `"priority"`, …
+    /// `"truncate"`, `"priority"`, `"summarize"`, …
     pub kind: &'static str,
     /// Input messages this step removed or rewrote.
     pub messages: usize,
@@ -75,51 +80,70 @@ impl Reduction {
     }
 }
 
-/// Removes whole groups in `order` until the targets are met, then keeps removing from the
+/// Which groups a strategy removes, and what is left.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Drops {
+    pub removed: Vec<bool>,
+    /// Tokens of what is left.
+    pub tokens: f64,
+    /// Messages of what is left that count toward `targetMessages`.
+    pub messages: usize,
+}
+
+/// Removes whole groups in `order` until `targets` are met, then keeps removing from the
 /// front until the history starts on a user input (`startOn: "user"`). Protected groups are
-/// never removed. Shared by the strategies that only drop.
-pub(crate) fn drop_groups(
+/// never removed. The shared mechanism of every strategy.
+pub(crate) fn choose_drops(
     t: &Transcript,
     s: &Structure,
     protection: &[Protection],
     config: &Config,
-    kind: &'static str,
+    targets: &Targets,
     order: impl Iterator<Item = usize>,
-) -> Result<Reduction, ReduceError> {
-    let targets = Targets::of(config);
-    let before = t.total_tokens();
-    let mut tokens = before;
-    let mut messages = t.messages.iter().filter(|m| counts_as_message(m)).count();
-    let mut removed = vec![false; s.groups.len()];
-
-    let remove = |g: usize, removed: &mut [bool], tokens: &mut f64, messages: &mut usize| {
-        removed[g] = true;
+) -> Drops {
+    let mut d = Drops {
+        removed: vec![false; s.groups.len()],
+        tokens: t.total_tokens(),
+        messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
+    };
+    let remove = |g: usize, d: &mut Drops| {
+        d.removed[g] = true;
         let group = &s.groups[g];
-        *tokens -= group.tokens;
-        *messages -= group
+        d.tokens -= group.tokens;
+        d.messages -= group
             .range()
             .filter(|&i| counts_as_message(&t.messages[i]))
             .count();
     };
     for g in order {
-        if targets.met(tokens, messages) {
+        if targets.met(d.tokens, d.messages) {
             break;
         }
         if !protection[g].is_protected() {
-            remove(g, &mut removed, &mut tokens, &mut messages);
+            remove(g, &mut d);
         }
     }
     if starts_on_user_required(t, config) && t.messages.iter().any(|m| m.is_real_user()) {
-        for g in 0..s.groups.len() {
-            if removed[g] || !is_conversation(t, s, g) {
+        for (g, p) in protection.iter().enumerate() {
+            if d.removed[g] || !is_conversation(t, s, g) {
                 continue;
             }
-            if starts_on_user(t, s, g) || protection[g].is_protected() {
+            if starts_on_user(t, s, g) || p.is_protected() {
                 break;
             }
-            remove(g, &mut removed, &mut tokens, &mut messages);
+            remove(g, &mut d);
         }
     }
+    d
+}
+
+/// `BUDGET_UNREACHABLE` when the targets are missed and the config asks for an error.
+pub(crate) fn check_budget(
+    config: &Config,
+    targets: &Targets,
+    tokens: f64,
+    messages: usize,
+) -> Result<bool, ReduceError> {
     let over_budget = !targets.met(tokens, messages);
     if over_budget && config.on_over_budget == OnOverBudget::Error {
         return Err(ReduceError::new(
@@ -128,17 +152,30 @@ pub(crate) fn drop_groups(
                 "the protected messages alone need {tokens} tokens and {messages} messages, \
                  over the targets ({}); raise the budget, lower keepLast, or use \
                  onOverBudget: \"bestEffort\"",
-                describe_targets(&targets)
+                describe_targets(targets)
             ),
         ));
     }
+    Ok(over_budget)
+}
 
+/// The reduction that removes `drops` without a trace.
+pub(crate) fn drop_reduction(
+    t: &Transcript,
+    s: &Structure,
+    drops: &Drops,
+    config: &Config,
+    kind: &'static str,
+) -> Result<Reduction, ReduceError> {
+    let targets = Targets::of(config);
+    let over_budget = check_budget(config, &targets, drops.tokens, drops.messages)?;
+    let before = t.total_tokens();
     let mut fate = vec![Fate::Kept; t.len()];
     let mut output = Vec::with_capacity(t.len());
     let mut count = 0;
     for (g, group) in s.groups.iter().enumerate() {
         for i in group.range() {
-            if removed[g] {
+            if drops.removed[g] {
                 fate[i] = Fate::Dropped;
                 count += 1;
             } else {
@@ -151,14 +188,14 @@ pub(crate) fn drop_groups(
         fate,
         output,
         tokens_before: before,
-        tokens_after: tokens,
+        tokens_after: drops.tokens,
         over_budget,
         events: if count > 0 {
             vec![CompressionEvent {
                 kind,
                 messages: count,
                 tokens_before: before,
-                tokens_after: tokens,
+                tokens_after: drops.tokens,
             }]
         } else {
             Vec::new()

@@ -1,7 +1,8 @@
 //! `priority`: whole tool groups go first (oldest first), then the oldest other groups;
 //! the newest `keepRecentPairs` user/assistant pairs stay.
 
-use super::{drop_groups, Reduction};
+use super::{choose_drops, drop_reduction, Reduction};
+use crate::budget::Targets;
 use crate::config::Config;
 use crate::error::ReduceError;
 use crate::protect::Protection;
@@ -18,7 +19,15 @@ pub fn priority(
     protect_recent_pairs(t, s, &mut protection, config.keep_recent_pairs);
     let tools = (0..s.groups.len()).filter(|&g| s.groups[g].has_tool);
     let others = (0..s.groups.len()).filter(|&g| !s.groups[g].has_tool);
-    drop_groups(t, s, &protection, config, "priority", tools.chain(others))
+    let drops = choose_drops(
+        t,
+        s,
+        &protection,
+        config,
+        &Targets::of(config),
+        tools.chain(others),
+    );
+    drop_reduction(t, s, &drops, config, "priority")
 }
 
 /// Protects the newest `pairs` user inputs, each with the assistant's answer in its round

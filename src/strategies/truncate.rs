@@ -1,6 +1,7 @@
 //! `truncate`: remove the oldest removable groups until every set target is met.
 
-use super::{drop_groups, Reduction};
+use super::{choose_drops, drop_reduction, Reduction};
+use crate::budget::Targets;
 use crate::config::Config;
 use crate::error::ReduceError;
 use crate::protect::Protection;
@@ -13,5 +14,13 @@ pub fn truncate(
     protection: &[Protection],
     config: &Config,
 ) -> Result<Reduction, ReduceError> {
-    drop_groups(t, s, protection, config, "truncate", 0..s.groups.len())
+    let drops = choose_drops(
+        t,
+        s,
+        protection,
+        config,
+        &Targets::of(config),
+        0..s.groups.len(),
+    );
+    drop_reduction(t, s, &drops, config, "truncate")
 }

@@ -788,10 +788,11 @@ export function optionEntries(config, key, value) {
  * The `ReduceResult` of SPEC §8. `output` holds input indices; the messages are the
  * input objects themselves.
  */
-export function buildResult(reading, output, kept, dropped, summarized, meta, events) {
+export function buildResult(reading, output, summary, kept, dropped, summarized, meta, events) {
   const items = reading.items;
   const out = new Array(output.length);
-  for (let k = 0; k < output.length; k++) out[k] = items[output[k]];
+  // 0xFFFFFFFF marks the new summary's place.
+  for (let k = 0; k < output.length; k++) out[k] = output[k] === 0xffffffff ? summary : items[output[k]];
   return {
     messages: out,
     reduced: meta.reduced,
@@ -800,9 +801,154 @@ export function buildResult(reading, output, kept, dropped, summarized, meta, ev
     dropped: Array.from(dropped),
     summarized: Array.from(summarized),
     offloaded: {},
+    ...(summary !== undefined ? { summary } : {}),
     tokensBefore: meta.tokensBefore,
     tokensAfter: meta.tokensAfter,
     overBudget: meta.overBudget,
     events,
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Summaries: written in the input's own format, recognised later by their tag.
+
+/** Whether the input writes content as an array of parts/blocks rather than a string. */
+function usesParts(items) {
+  for (const m of items) {
+    const c = m.content !== undefined ? m.content : m.data && m.data.content;
+    if (typeof c === "string") return false;
+    if (Array.isArray(c)) return true;
+  }
+  return false;
+}
+
+const LANGCHAIN_SUMMARY_TYPES = { user: "human", system: "system", assistant: "ai" };
+
+/** A new message of `reading.format` with `role` ("user" | "system" | "assistant") and `text`. */
+export function makeMessage(reading, role, text) {
+  const items = reading.items;
+  switch (reading.format) {
+    case "openai-responses":
+      return { type: "message", role, content: [{ type: role === "assistant" ? "output_text" : "input_text", text }] };
+    case "vercel-ui":
+      return { id: `summary-${hashText(text)}`, role, parts: [{ type: "text", text }] };
+    case "gemini":
+      return { role: role === "assistant" ? "model" : "user", parts: [{ text }] };
+    case "langchain": {
+      const type = LANGCHAIN_SUMMARY_TYPES[role];
+      // A real LangChain class when the input has an instance of it.
+      for (const m of items) {
+        if (typeof m.getType === "function" && typeof m.constructor === "function") {
+          try {
+            if (m.getType() === type) return new m.constructor({ content: text });
+          } catch {
+            // Not constructible this way: fall through to the plain form.
+          }
+        }
+      }
+      if (items.some((m) => m.data !== null && typeof m.data === "object" && m.content === undefined)) {
+        return { type, data: { content: text } };
+      }
+      return { type, content: text };
+    }
+    default: // openai, anthropic, vercel
+      return { role, content: usesParts(items) ? [{ type: "text", text }] : text };
+  }
+}
+
+/** The text of a summary message (between its tags), for `previousSummary`. */
+export function summaryText(reading, index, tag) {
+  const m = reading.items[index];
+  let text = "";
+  const c = m.parts !== undefined ? m.parts : m.content !== undefined ? m.content : m.data && m.data.content;
+  if (typeof c === "string") text = c;
+  else if (Array.isArray(c)) text = c.map((p) => (p && typeof p.text === "string" ? p.text : "")).join("");
+  const open = `<${tag}>`, close = `</${tag}>`;
+  const start = text.indexOf(open);
+  const end = text.lastIndexOf(close);
+  return start >= 0 && end > start ? text.slice(start + open.length, end).trim() : text.trim();
+}
+
+/** `<tag>\ntext\n</tag>`, with tags the summarizer may have written itself removed. */
+export function wrapSummary(text, tag) {
+  const open = `<${tag}>`, close = `</${tag}>`;
+  let body = text.trim();
+  if (body.startsWith(open)) body = body.slice(open.length);
+  if (body.endsWith(close)) body = body.slice(0, -close.length);
+  return `${open}\n${body.trim()}\n${close}`;
+}
+
+function hashText(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
+/** The originals at `indices`, for a summarize request. */
+export function pick(reading, indices) {
+  const out = new Array(indices.length);
+  for (let k = 0; k < indices.length; k++) out[k] = reading.items[indices[k]];
+  return out;
+}
+
+/**
+ * Calls the user's summarizer and settles, whatever it does: `{status: "ok", text, usage}`,
+ * or `{status: "rejected" | "timeout" | "aborted" | "invalid", error}`, with `durationMs`.
+ * The request's `signal` aborts on timeout and when the caller's signal aborts.
+ */
+export async function callSummarizer(summarizer, request, timeoutMs, signal) {
+  const started = Date.now();
+  if (signal && signal.aborted) return { status: "aborted", error: signal.reason, durationMs: 0 };
+  const controller = typeof AbortController === "function" ? new AbortController() : undefined;
+  request.signal = controller ? controller.signal : signal;
+  let timer;
+  let onAbort;
+  const stop = new Promise((resolve) => {
+    if (typeof timeoutMs === "number") timer = setTimeout(() => resolve({ status: "timeout" }), timeoutMs);
+    if (signal && typeof signal.addEventListener === "function") {
+      onAbort = () => resolve({ status: "aborted", error: signal.reason });
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+  });
+  const run = (async () => {
+    try {
+      return { status: "ok", value: await summarizer(request) };
+    } catch (error) {
+      return { status: "rejected", error };
+    }
+  })();
+  const outcome = await Promise.race([run, stop]);
+  clearTimeout(timer);
+  if (onAbort) signal.removeEventListener("abort", onAbort);
+  if (outcome.status !== "ok" && controller) {
+    controller.abort(outcome.status === "timeout" ? new Error(`summarizer timed out after ${timeoutMs} ms`) : outcome.error);
+  }
+  outcome.durationMs = Date.now() - started;
+  if (outcome.status === "ok") {
+    const v = outcome.value;
+    const text = typeof v === "string" ? v : v !== null && typeof v === "object" ? v.text : undefined;
+    if (typeof text !== "string" || text.trim() === "") {
+      return { status: "invalid", error: new Error(`the summarizer returned ${describe(v)}; it must return a non-empty string or { text }`), durationMs: outcome.durationMs };
+    }
+    outcome.text = text;
+    outcome.usage = v !== null && typeof v === "object" ? v.usage : undefined;
+  }
+  return outcome;
+}
+
+/** A `ReduceError` for a failed summarizer, with what it threw as `cause`. */
+export function summarizerError(code, message, cause) {
+  const e = new ReduceError(code, message);
+  if (cause !== undefined) e.cause = cause;
+  return e;
+}
+
+/** A clock for durations. */
+export function now() {
+  return Date.now();
+}
+
+/** Reports an event to `config.onEvent`, if there is one. */
+export function emit(onEvent, event) {
+  if (typeof onEvent === "function") onEvent(event);
 }

@@ -309,3 +309,18 @@ export interface Analysis {
   rounds: number;
   shouldReduce: boolean;
 }
+
+/** What `ChatHistory.toJSON()` returns: plain JSON, versioned. */
+export interface ChatHistoryState {
+  kind: "chat-history-reducer/ChatHistory";
+  version: 1;
+  messages: Message[];
+  original: Message[];
+  /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
+  counts: Array<number | null>;
+  events: CompressionEvent[];
+  offloaded: Record<string, Message[]>;
+  stats: { reductions: number; summarizerCalls: number; tokensSaved: number };
+  promptLength: number | null;
+  pendingOutputTokens: number | null;
+}

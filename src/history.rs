@@ -1,0 +1,60 @@
+//! The bookkeeping of a `ChatHistory` (SPEC §7) that is not about JavaScript objects:
+//! provider-reported counts spread over the messages they cover, and the running stats.
+
+/// Spreads a provider's `inputTokens` for a prompt over its messages in proportion to
+/// their estimates, so later decisions use the provider's total (tool definitions and
+/// per-request overhead included) while each message keeps its share.
+pub fn spread(estimates: &[f64], input_tokens: f64) -> Vec<f64> {
+    let total: f64 = estimates.iter().sum();
+    if total <= 0.0 || !total.is_finite() || !input_tokens.is_finite() || input_tokens < 0.0 {
+        return estimates.to_vec();
+    }
+    let factor = input_tokens / total;
+    estimates.iter().map(|e| e * factor).collect()
+}
+
+/// What a history's reductions did, for `stats()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub reductions: u32,
+    pub summarizer_calls: u32,
+    pub tokens_saved: f64,
+}
+
+impl Stats {
+    /// Counts one reduction that went from `before` to `after` tokens with
+    /// `summarizer_calls` calls.
+    pub fn record(&mut self, before: f64, after: f64, summarizer_calls: u32) {
+        self.reductions += 1;
+        self.summarizer_calls += summarizer_calls;
+        self.tokens_saved += (before - after).max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spreading_keeps_proportions_and_hits_the_total() {
+        let counts = spread(&[10.0, 30.0, 60.0], 150.0);
+        assert_eq!(counts, vec![15.0, 45.0, 90.0]);
+        assert_eq!(spread(&[0.0, 0.0], 10.0), vec![0.0, 0.0]);
+        assert_eq!(spread(&[5.0], f64::NAN), vec![5.0]);
+    }
+
+    #[test]
+    fn stats_accumulate() {
+        let mut s = Stats::default();
+        s.record(1000.0, 400.0, 1);
+        s.record(900.0, 500.0, 0);
+        assert_eq!(
+            s,
+            Stats {
+                reductions: 2,
+                summarizer_calls: 1,
+                tokens_saved: 1000.0
+            }
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! `summarize` (SPEC §5, §6): the oldest removable groups are replaced by one summary
+//! message, placed right after the leading system messages (and, in layered mode, after the
+//! earlier summaries). The newest messages stay verbatim within the targets left after the
+//! summary's own budget (`summaryMaxTokens`).
+//!
+//! Summarizing is asynchronous and happens at the boundary, so this is two steps: [`plan`]
+//! says what to summarise; [`apply`] builds the reduction once the summary exists.
+
+use super::{check_budget, choose_drops, CompressionEvent, Fate, Reduction, Slot};
+use crate::budget::{counts_as_message, Targets};
+use crate::config::{Config, SummaryMode};
+use crate::error::ReduceError;
+use crate::protect::Protection;
+use crate::structure::Structure;
+use crate::transcript::Transcript;
+
+/// What the summarizer is asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryPlan {
+    /// The messages to summarise, in order (input indices).
+    pub messages: Vec<u32>,
+    /// Single mode: the earlier summaries the new one replaces.
+    pub replaces: Vec<u32>,
+    /// Aim for at most this many tokens (`summaryMaxTokens`, or what the target leaves).
+    pub target_tokens: f64,
+    /// Which input messages stay verbatim.
+    kept: Vec<bool>,
+    /// Where the summary goes: before the kept input message at this output position.
+    position: usize,
+}
+
+/// What to summarise, or `None` when there is nothing the summary could replace.
+pub fn plan(
+    t: &Transcript,
+    s: &Structure,
+    protection: &[Protection],
+    config: &Config,
+) -> Option<SummaryPlan> {
+    let mut protection = protection.to_vec();
+    let replaces: Vec<u32> = match config.summary_mode {
+        SummaryMode::Single => (0..t.len() as u32)
+            .filter(|&i| t.messages[i as usize].is_summary())
+            .collect(),
+        SummaryMode::Layered => Vec::new(),
+    };
+    for &i in &replaces {
+        let g = s.group_of[i as usize] as usize;
+        if protection[g] == Protection::Summary {
+            protection[g] = Protection::None;
+        }
+    }
+    let budget = config.summary_max_tokens.unwrap_or(0.0);
+    let targets = Targets {
+        tokens: config.target_tokens.map(|t| (t - budget).max(0.0)),
+        messages: config.target_messages,
+    };
+    // Earlier summaries are not summarised again: they are replaced (single) or kept.
+    let order =
+        (0..s.groups.len()).filter(|&g| s.groups[g].range().all(|i| !t.messages[i].is_summary()));
+    let drops = choose_drops(t, s, &protection, config, &targets, order);
+    let mut kept = vec![true; t.len()];
+    let mut messages = Vec::new();
+    for (g, group) in s.groups.iter().enumerate() {
+        if drops.removed[g] {
+            for i in group.range() {
+                kept[i] = false;
+                messages.push(i as u32);
+            }
+        }
+    }
+    if messages.is_empty() {
+        return None;
+    }
+    for &i in &replaces {
+        kept[i as usize] = false;
+    }
+    // After the leading system messages, and after the earlier summaries kept there.
+    let position = t
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| kept[i])
+        .take_while(|(_, m)| m.is_system() || m.is_summary())
+        .count();
+    let target_tokens = match (config.summary_max_tokens, config.target_tokens) {
+        (Some(max), _) => max,
+        (None, Some(target)) => (target - drops.tokens).max(1.0),
+        (None, None) => {
+            let covered: f64 = messages
+                .iter()
+                .map(|&i| t.messages[i as usize].tokens)
+                .sum();
+            (covered * 0.25).ceil().max(1.0)
+        }
+    };
+    Some(SummaryPlan {
+        messages,
+        replaces,
+        target_tokens,
+        kept,
+        position,
+    })
+}
+
+/// The reduction once the summary exists, with its token count.
+pub fn apply(
+    t: &Transcript,
+    plan: &SummaryPlan,
+    summary_tokens: f64,
+    config: &Config,
+) -> Result<Reduction, ReduceError> {
+    let before = t.total_tokens();
+    let mut fate = vec![Fate::Kept; t.len()];
+    let mut output = Vec::with_capacity(t.len() + 1);
+    let mut tokens = summary_tokens;
+    let mut messages = 0;
+    for (i, m) in t.messages.iter().enumerate() {
+        if plan.kept[i] {
+            if output.len() == plan.position {
+                output.push(Slot::Summary);
+            }
+            output.push(Slot::Input(i as u32));
+            tokens += m.tokens;
+            messages += usize::from(counts_as_message(m));
+        } else {
+            fate[i] = Fate::Summarized;
+        }
+    }
+    if !output.contains(&Slot::Summary) {
+        output.insert(plan.position.min(output.len()), Slot::Summary);
+    }
+    let over_budget = check_budget(config, &Targets::of(config), tokens, messages)?;
+    let count = plan.messages.len() + plan.replaces.len();
+    Ok(Reduction {
+        reduced: true,
+        fate,
+        output,
+        tokens_before: before,
+        tokens_after: tokens,
+        over_budget,
+        events: vec![CompressionEvent {
+            kind: "summarize",
+            messages: count,
+            tokens_before: before,
+            tokens_after: tokens,
+        }],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OptionValue::{Number, Text};
+    use crate::protect::protect;
+    use crate::transcript::{flags, MessageInfo, Role};
+    use crate::Format;
+
+    fn chat(turns: usize, summary: bool) -> Transcript {
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 10.0));
+        if summary {
+            let mut m = MessageInfo::new(Role::User, 30.0);
+            m.flags = flags::SUMMARY;
+            t.push(m);
+        }
+        for _ in 0..turns {
+            t.push(MessageInfo::new(Role::User, 20.0));
+            t.push(MessageInfo::new(Role::Assistant, 40.0));
+        }
+        t
+    }
+
+    fn planned(t: &Transcript, config: &Config) -> Option<SummaryPlan> {
+        let s = Structure::of(t);
+        let p = protect(t, &s, config);
+        plan(t, &s, &p, config)
+    }
+
+    #[test]
+    fn keeps_the_newest_messages_and_places_the_summary_after_the_system_prompt() {
+        let t = chat(20, false);
+        let c = Config::from_pairs(&[("targetMessages", Number(6.0))]).unwrap();
+        let p = planned(&t, &c).unwrap();
+        assert_eq!(p.messages, (1..35).collect::<Vec<u32>>());
+        let r = apply(&t, &p, 25.0, &c).unwrap();
+        assert_eq!(r.output[0], Slot::Input(0));
+        assert_eq!(r.output[1], Slot::Summary);
+        assert_eq!(r.output[2], Slot::Input(35));
+        assert_eq!(r.output.len(), 8);
+        assert_eq!(r.indices(Fate::Summarized).len(), 34);
+        assert_eq!(r.tokens_after, 10.0 + 25.0 + 3.0 * 60.0);
+    }
+
+    #[test]
+    fn single_mode_replaces_the_earlier_summary_and_layered_keeps_it() {
+        let t = chat(20, true);
+        let single = Config::from_pairs(&[("targetMessages", Number(6.0))]).unwrap();
+        let p = planned(&t, &single).unwrap();
+        assert_eq!(p.replaces, vec![1]);
+        let r = apply(&t, &p, 25.0, &single).unwrap();
+        assert_eq!(r.fate[1], Fate::Summarized);
+        assert_eq!(r.output[1], Slot::Summary);
+
+        let layered = Config::from_pairs(&[
+            ("targetMessages", Number(6.0)),
+            ("summaryMode", Text("layered".into())),
+        ])
+        .unwrap();
+        let p = planned(&t, &layered).unwrap();
+        assert!(p.replaces.is_empty());
+        let r = apply(&t, &p, 25.0, &layered).unwrap();
+        assert_eq!(
+            &r.output[..3],
+            &[Slot::Input(0), Slot::Input(1), Slot::Summary]
+        );
+    }
+
+    #[test]
+    fn the_token_target_leaves_room_for_the_summary() {
+        let t = chat(20, false);
+        let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();
+        // target 800, summary budget 200: the verbatim tail fits in 600.
+        let p = planned(&t, &c).unwrap();
+        assert_eq!(p.target_tokens, 200.0);
+        let r = apply(&t, &p, 200.0, &c).unwrap();
+        assert!(r.tokens_after <= 800.0, "{}", r.tokens_after);
+        assert!(!r.over_budget);
+    }
+
+    #[test]
+    fn nothing_to_summarise_is_no_plan() {
+        let t = chat(1, false);
+        let c = Config::from_pairs(&[("targetMessages", Number(6.0))]).unwrap();
+        assert!(planned(&t, &c).is_none());
+    }
+}

@@ -1,0 +1,265 @@
+//! Reading the arguments: options into a validated [`Config`], messages into a
+//! [`Transcript`] (with the token count of each), errors into `ReduceError`.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::js::{option_entries, read_messages, read_option, Reading, ReduceError};
+use crate::config::{Config, OptionValue};
+use crate::error;
+use crate::estimate::{self, Estimator};
+use crate::formats::{Format, FormatChoice};
+use crate::transcript::{Link, LinkKind, MessageInfo, Role, Transcript};
+
+impl From<error::ReduceError> for JsValue {
+    fn from(e: error::ReduceError) -> JsValue {
+        let index = e
+            .index
+            .map_or(JsValue::UNDEFINED, |i| JsValue::from(i as u32));
+        let field = e.field.as_deref().map_or(JsValue::UNDEFINED, JsValue::from);
+        ReduceError::new(e.code.as_str(), &e.message, index, field).into()
+    }
+}
+
+/// The JavaScript callbacks and values of a config that the core does not hold.
+#[derive(Default)]
+pub struct Callbacks {
+    pub count_tokens: JsValue,
+    pub token_counts: JsValue,
+    pub summarizer: JsValue,
+    pub on_event: JsValue,
+    pub signal: JsValue,
+}
+
+/// What a call needs: the validated config and its callbacks.
+pub struct Call {
+    pub config: Config,
+    pub callbacks: Callbacks,
+}
+
+fn option_value(config: &JsValue, key: &'static str, v: JsValue) -> Result<OptionValue, JsValue> {
+    Ok(if v.is_undefined() || v.is_null() {
+        OptionValue::Missing
+    } else if let Some(b) = v.as_bool() {
+        OptionValue::Bool(b)
+    } else if let Some(n) = v.as_f64() {
+        OptionValue::Number(n)
+    } else if let Some(s) = v.as_string() {
+        OptionValue::Text(s)
+    } else if v.is_function() {
+        OptionValue::Function
+    } else if Array::is_array(&v) {
+        OptionValue::Array
+    } else if v.is_object() {
+        let mut entries = Vec::new();
+        for entry in option_entries(config, key, &v)?.iter() {
+            let pair = Array::from(&entry);
+            let name = pair.get(0).as_string().unwrap_or_default();
+            let value = pair.get(1);
+            let value = match value.as_f64() {
+                Some(n) => OptionValue::Number(n),
+                None if value.is_string() => {
+                    OptionValue::Text(value.as_string().unwrap_or_default())
+                }
+                None => OptionValue::Other("not a number"),
+            };
+            entries.push((name, value));
+        }
+        OptionValue::Object(entries)
+    } else if v.is_bigint() {
+        OptionValue::Other("a bigint")
+    } else if v.is_symbol() {
+        OptionValue::Other("a symbol")
+    } else {
+        OptionValue::Other("an unsupported value")
+    })
+}
+
+/// Reads and validates `config`. `need_trigger`: whether a missing trigger is an error.
+/// Every option is read once; the callbacks are kept as read.
+pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsValue> {
+    if config.is_undefined() || config.is_null() {
+        let config = Config::parse_with(need_trigger, |_| Ok(OptionValue::Missing))?;
+        return Ok(Call {
+            config,
+            callbacks: Callbacks::default(),
+        });
+    }
+    if !config.is_object() || config.is_function() {
+        return Err(error::ReduceError::config(
+            "config",
+            "config must be an object such as { maxTokens: 8000 }",
+        )
+        .into());
+    }
+    let mut js_error: Option<JsValue> = None;
+    let mut callbacks = Callbacks::default();
+    let parsed = Config::parse_with(need_trigger, |key| {
+        let raw = read_option(config, key).map_err(|e| {
+            js_error = Some(e);
+            error::ReduceError::config(key, "unreadable option")
+        })?;
+        match key {
+            "countTokens" => callbacks.count_tokens = raw.clone(),
+            "tokenCounts" => callbacks.token_counts = raw.clone(),
+            "summarizer" => callbacks.summarizer = raw.clone(),
+            "onEvent" => callbacks.on_event = raw.clone(),
+            "signal" => callbacks.signal = raw.clone(),
+            _ => {}
+        }
+        option_value(config, key, raw).map_err(|e| {
+            js_error = Some(e);
+            error::ReduceError::config(key, "unreadable option")
+        })
+    });
+    match (parsed, js_error) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e.into()),
+        (Ok(config), None) => Ok(Call { config, callbacks }),
+    }
+}
+
+pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
+    // Setting a data property on a fresh plain object cannot fail.
+    let _ = Reflect::set(target, &JsValue::from_str(key), &value.into());
+}
+
+/// Reads `messages` into a transcript, estimating what has no exact count. The reading
+/// keeps the message objects for the result.
+pub fn decode_messages(messages: &JsValue, call: &Call) -> Result<(Transcript, Reading), JsValue> {
+    decode_with(messages, call, None)
+}
+
+/// The tokens of one message this library wrote (a summary), in `format`, counted as the
+/// config counts (`countTokens` or the estimator; `tokenCounts` index the input only).
+pub fn count_new_message(message: &JsValue, call: &Call, format: Format) -> Result<f64, JsValue> {
+    let (t, _) = decode_with(&Array::of1(message), call, Some(format))?;
+    Ok(t.total_tokens())
+}
+
+fn decode_with(
+    messages: &JsValue,
+    call: &Call,
+    format: Option<Format>,
+) -> Result<(Transcript, Reading), JsValue> {
+    let config = &call.config;
+    let options = Object::new();
+    let input = format.is_none();
+    let format = match (format, config.format) {
+        (Some(f), _) | (None, FormatChoice::Named(f)) => f.name(),
+        (None, FormatChoice::Auto) => "auto",
+    };
+    set(&options, "format", format);
+    set(&options, "tag", config.summary_tag.as_str());
+    let (length_mode, chars_per_token) = match config.estimator {
+        Estimator::Length { chars_per_token } => (true, chars_per_token),
+        Estimator::Classes(_) => (false, 4.0),
+    };
+    set(&options, "lengthMode", length_mode);
+    set(&options, "charsPerToken", chars_per_token);
+    set(&options, "estimate", true);
+    set(&options, "countTokens", call.callbacks.count_tokens.clone());
+    if input {
+        set(&options, "tokenCounts", call.callbacks.token_counts.clone());
+    }
+
+    let reading = read_messages(messages, &options)?;
+    let format = Format::from_name(&reading.format()).unwrap_or(Format::OpenAi);
+    let roles = reading.roles();
+    let flags = reading.flags();
+    let exact = reading.exact();
+    let images = reading.images();
+    let mut transcript = Transcript::new(format);
+    transcript.messages.reserve(roles.len());
+
+    let estimates: Vec<f64> = match config.estimator {
+        Estimator::Length { .. } => reading.length_tokens(),
+        Estimator::Classes(weights) => {
+            let counts = reading.piece_counts();
+            let lengths = reading.piece_lengths();
+            let text = reading.text();
+            let mut pieces = Pieces::new(&text, &lengths);
+            counts
+                .iter()
+                .map(|&n| {
+                    (0..n)
+                        .map(|_| estimate::text_weight(pieces.next_piece(), &weights))
+                        .sum()
+                })
+                .collect()
+        }
+    };
+    for i in 0..roles.len() {
+        let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
+        let tokens = if exact[i] >= 0.0 {
+            exact[i]
+        } else {
+            let images = images.get(i).copied().unwrap_or(0);
+            let weight = estimates.get(i).copied().unwrap_or(0.0);
+            match config.estimator {
+                Estimator::Length { .. } => {
+                    config.message_overhead + images as f64 * config.image_tokens + weight
+                }
+                Estimator::Classes(_) => estimate::message_tokens(
+                    weight,
+                    images,
+                    config.message_overhead,
+                    config.image_tokens,
+                ),
+            }
+        };
+        transcript.messages.push(MessageInfo {
+            role,
+            flags: flags[i],
+            tokens,
+        });
+    }
+    transcript.links = reading
+        .links()
+        .chunks_exact(3)
+        .map(|c| Link {
+            message: c[0],
+            key: c[1],
+            kind: if c[2] == 0 {
+                LinkKind::Call
+            } else {
+                LinkKind::Result
+            },
+        })
+        .collect();
+    Ok((transcript, reading))
+}
+
+/// Splits the joined texts of `reader.js` back into pieces by their UTF-16 lengths.
+struct Pieces<'a> {
+    text: &'a str,
+    lengths: &'a [u32],
+    next: usize,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(text: &'a str, lengths: &'a [u32]) -> Self {
+        Pieces {
+            text,
+            lengths,
+            next: 0,
+        }
+    }
+
+    fn next_piece(&mut self) -> &'a str {
+        let want = self.lengths.get(self.next).copied().unwrap_or(0) as usize;
+        self.next += 1;
+        let mut units = 0;
+        let mut end = self.text.len();
+        for (at, c) in self.text.char_indices() {
+            if units >= want {
+                end = at;
+                break;
+            }
+            units += c.len_utf16();
+        }
+        let (piece, rest) = self.text.split_at(end);
+        self.text = rest;
+        piece
+    }
+}

@@ -1,0 +1,63 @@
+//! Writing the answers: a [`Reduction`] into `ReduceResult`, events into plain objects.
+
+use js_sys::{Array, Object};
+use wasm_bindgen::prelude::*;
+
+use super::decode::set;
+use super::js::{build_result, Reading};
+use crate::strategies::{CompressionEvent, Fate, Reduction, Slot};
+
+/// Marks the summary's place in the output indices (`buildResult` in `reader.js`).
+const SUMMARY_SLOT: u32 = u32::MAX;
+
+/// A core event as a plain object: `{ type, messages, tokensBefore, tokensAfter }`.
+pub fn event_object(e: &CompressionEvent) -> Object {
+    let event = Object::new();
+    set(&event, "type", e.kind);
+    set(&event, "messages", e.messages as u32);
+    set(&event, "tokensBefore", e.tokens_before);
+    set(&event, "tokensAfter", e.tokens_after);
+    event
+}
+
+/// The `ReduceResult` of `r`, built from the input objects. `events` are the result's
+/// events (the core's, with what the boundary added).
+pub fn encode_result(
+    reading: &Reading,
+    r: &Reduction,
+    summary: &JsValue,
+    events: &Array,
+) -> JsValue {
+    let output: Vec<u32> = r
+        .output
+        .iter()
+        .map(|slot| match slot {
+            Slot::Input(i) => *i,
+            Slot::Summary => SUMMARY_SLOT,
+        })
+        .collect();
+    let meta = Object::new();
+    set(&meta, "reduced", r.reduced);
+    set(&meta, "removedCount", r.removed_count() as u32);
+    set(&meta, "tokensBefore", r.tokens_before);
+    set(&meta, "tokensAfter", r.tokens_after);
+    set(&meta, "overBudget", r.over_budget);
+    build_result(
+        reading,
+        &output,
+        summary,
+        &r.indices(Fate::Kept),
+        &r.indices(Fate::Dropped),
+        &r.indices(Fate::Summarized),
+        &meta,
+        events,
+    )
+}
+
+/// The core's events of `r` as an array.
+pub fn core_events(r: &Reduction) -> Array {
+    r.events
+        .iter()
+        .map(|e| JsValue::from(event_object(e)))
+        .collect()
+}

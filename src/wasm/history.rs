@@ -1,0 +1,402 @@
+//! `ChatHistory` (SPEC §7): a conversation that stays reduced. The working history is
+//! reduced in place, so a summary is computed once and reused until a trigger fires again;
+//! `original` keeps everything ever pushed; provider usage becomes exact counts.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Map, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::decode::{decode_config, decode_messages, set, Call};
+use super::reduce_value;
+use crate::error::ReduceError;
+use crate::history::{spread, Stats};
+
+/// The version of `toJSON()`'s shape; `fromJSON` reads this one.
+const STATE_VERSION: u32 = 1;
+const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
+
+struct State {
+    config: JsValue,
+    messages: Vec<JsValue>,
+    original: Vec<JsValue>,
+    /// Exact token counts by message object (from `recordUsage`).
+    counts: Map,
+    events: Vec<JsValue>,
+    offloaded: Object,
+    stats: Stats,
+    /// How many leading messages the last prompt (the last `prepare()`) had.
+    prompt_len: Option<usize>,
+    /// `outputTokens` waiting for the reply to be pushed.
+    pending_output: Option<f64>,
+    /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
+    generation: u32,
+}
+
+/// A conversation that stays reduced: push messages, `await prepare()` before each model
+/// call, send what it returns.
+///
+/// ```javascript
+/// import { ChatHistory } from "chat-history-reducer";
+/// const history = new ChatHistory({ maxTokens: 100_000, strategy: "summarize", summarizer });
+/// history.push({ role: "user", content: "Hi!" });
+/// const reply = await model(await history.prepare());
+/// history.recordUsage({ inputTokens: reply.usage.input_tokens, outputTokens: reply.usage.output_tokens });
+/// history.push(reply.message);
+/// localStorage.setItem("chat", JSON.stringify(history));
+/// ```
+#[wasm_bindgen]
+pub struct ChatHistory {
+    state: Rc<RefCell<State>>,
+}
+
+fn array(values: &[JsValue]) -> Array {
+    values.iter().collect()
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn state_error(message: &str) -> JsValue {
+    ReduceError::config("state", format!("ChatHistory.fromJSON: {message}")).into()
+}
+
+fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
+    if !Array::is_array(value) {
+        return Err(state_error(&format!("state.{name} must be an array")));
+    }
+    Ok(Array::from(value).iter().collect())
+}
+
+impl ChatHistory {
+    fn with_state(config: JsValue, messages: Vec<JsValue>) -> Result<ChatHistory, JsValue> {
+        // Fail at construction on a bad config, not at the first prepare().
+        decode_config(&config, true)?;
+        Ok(ChatHistory {
+            state: Rc::new(RefCell::new(State {
+                config,
+                original: messages.clone(),
+                messages,
+                counts: Map::new(),
+                events: Vec::new(),
+                offloaded: Object::new(),
+                stats: Stats::default(),
+                prompt_len: None,
+                pending_output: None,
+                generation: 0,
+            })),
+        })
+    }
+}
+
+/// The config of one `prepare()`: the user's, with the exact counts known so far.
+fn config_with_counts(state: &State) -> JsValue {
+    if state.counts.size() == 0 {
+        return state.config.clone();
+    }
+    let counts: Array = state
+        .messages
+        .iter()
+        .map(|m| {
+            let c = state.counts.get(m);
+            if c.as_f64().is_some() {
+                c
+            } else {
+                JsValue::NULL
+            }
+        })
+        .collect();
+    let config = Object::assign(&Object::new(), &Object::from(state.config.clone()));
+    set(&config, "tokenCounts", counts);
+    config.into()
+}
+
+#[wasm_bindgen]
+impl ChatHistory {
+    /// A history with `config` (validated now) and optional starting `messages`.
+    ///
+    /// ```javascript
+    /// const history = new ChatHistory({ targetMessages: 20 }, previousMessages);
+    /// ```
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: Option<Array>,
+    ) -> Result<ChatHistory, JsValue> {
+        let messages = messages.map(|a| a.iter().collect()).unwrap_or_default();
+        ChatHistory::with_state(config, messages)
+    }
+
+    /// Appends messages to the working history and to `original`.
+    ///
+    /// ```javascript
+    /// history.push({ role: "user", content: "Hello" }, { role: "assistant", content: "Hi" });
+    /// ```
+    #[wasm_bindgen(variadic)]
+    pub fn push(&self, #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>) {
+        let mut s = self.state.borrow_mut();
+        if let (Some(output), Some(first)) = (s.pending_output.take(), messages.first()) {
+            s.counts.set(first, &JsValue::from(output));
+        }
+        s.messages.extend(messages.iter().cloned());
+        s.original.extend(messages);
+    }
+
+    /// The working history: what is sent to the model.
+    #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
+    pub fn messages(&self) -> Array {
+        array(&self.state.borrow().messages)
+    }
+
+    /// Every message ever pushed, in order (append-only).
+    #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
+    pub fn original(&self) -> Array {
+        array(&self.state.borrow().original)
+    }
+
+    /// Every event of every reduction so far.
+    #[wasm_bindgen(getter, unchecked_return_type = "CompressionEvent[]")]
+    pub fn events(&self) -> Array {
+        array(&self.state.borrow().events)
+    }
+
+    /// Reduces the working history if a trigger fires, applies the reduction in place, and
+    /// resolves to the messages to send.
+    ///
+    /// ```javascript
+    /// const messages = await history.prepare();
+    /// ```
+    #[wasm_bindgen(unchecked_return_type = "Promise<Message[]>")]
+    pub fn prepare(&self) -> js_sys::Promise {
+        let state = self.state.clone();
+        future_to_promise(async move {
+            let (messages, config, generation, len) = {
+                let s = state.borrow();
+                (
+                    array(&s.messages),
+                    config_with_counts(&s),
+                    s.generation,
+                    s.messages.len(),
+                )
+            };
+            let result = reduce_value(messages.into(), config).await?;
+            let mut s = state.borrow_mut();
+            if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
+                let mut reduced: Vec<JsValue> =
+                    Array::from(&get(&result, "messages")).iter().collect();
+                // Messages pushed while the summarizer ran stay, after the reduced history.
+                reduced.extend(s.messages[len.min(s.messages.len())..].iter().cloned());
+                s.messages = reduced;
+                s.generation += 1;
+                let events = Array::from(&get(&result, "events"));
+                let calls = events
+                    .iter()
+                    .filter(|e| {
+                        matches!(
+                            get(e, "type").as_string().as_deref(),
+                            Some("summarize" | "summarizeFailed")
+                        )
+                    })
+                    .count() as u32;
+                let before = get(&result, "tokensBefore").as_f64().unwrap_or(0.0);
+                let after = get(&result, "tokensAfter").as_f64().unwrap_or(0.0);
+                s.stats.record(before, after, calls);
+                s.events.extend(events.iter());
+                Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
+            }
+            s.prompt_len = Some(s.messages.len());
+            Ok(array(&s.messages).into())
+        })
+    }
+
+    /// The provider's counts for the last prompt (`inputTokens`) and its reply
+    /// (`outputTokens`): later decisions use them instead of estimates.
+    ///
+    /// ```javascript
+    /// history.recordUsage({ inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+    /// ```
+    #[wasm_bindgen(js_name = recordUsage)]
+    pub fn record_usage(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ inputTokens?: number; outputTokens?: number }")]
+        usage: JsValue,
+    ) -> Result<(), JsValue> {
+        let number = |key: &str| -> Result<Option<f64>, JsValue> {
+            match get(&usage, key) {
+                v if v.is_undefined() || v.is_null() => Ok(None),
+                v => match v.as_f64() {
+                    Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+                    _ => Err(ReduceError::config(
+                        "usage",
+                        format!("recordUsage: {key} must be a finite number ≥ 0"),
+                    )
+                    .into()),
+                },
+            }
+        };
+        if !usage.is_object() {
+            return Err(ReduceError::config(
+                "usage",
+                "recordUsage takes { inputTokens, outputTokens }",
+            )
+            .into());
+        }
+        let input = number("inputTokens")?;
+        let output = number("outputTokens")?;
+        let mut s = self.state.borrow_mut();
+        if let (Some(input), Some(len)) = (input, s.prompt_len) {
+            let prompt: Vec<JsValue> = s.messages[..len.min(s.messages.len())].to_vec();
+            let mut call: Call = decode_config(&s.config, true)?;
+            call.callbacks.token_counts = JsValue::UNDEFINED;
+            let (t, _) = decode_messages(&array(&prompt), &call)?;
+            let estimates: Vec<f64> = t.messages.iter().map(|m| m.tokens).collect();
+            for (m, c) in prompt.iter().zip(spread(&estimates, input)) {
+                s.counts.set(m, &JsValue::from(c));
+            }
+        }
+        if let Some(output) = output {
+            // The reply is the first message after the prompt: now, or when it is pushed.
+            match s.prompt_len.and_then(|len| s.messages.get(len).cloned()) {
+                Some(reply) => {
+                    s.counts.set(&reply, &JsValue::from(output));
+                }
+                None => s.pending_output = Some(output),
+            }
+        }
+        Ok(())
+    }
+
+    /// The originals of an offloaded message (what the `context_reload` tool returns).
+    #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
+    pub fn reload(&self, id: &str) -> JsValue {
+        let s = self.state.borrow();
+        get(&s.offloaded, id)
+    }
+
+    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`; the ratio is the
+    /// tokens of `original` over those of the working history.
+    #[wasm_bindgen(
+        unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }"
+    )]
+    pub fn stats(&self) -> Result<JsValue, JsValue> {
+        let s = self.state.borrow();
+        let call = decode_config(&s.config, true)?;
+        let tokens = |list: &[JsValue]| -> Result<f64, JsValue> {
+            Ok(decode_messages(&array(list), &call)?.0.total_tokens())
+        };
+        let working = tokens(&s.messages)?;
+        let ratio = if working > 0.0 {
+            tokens(&s.original)? / working
+        } else {
+            1.0
+        };
+        let out = Object::new();
+        set(&out, "reductions", s.stats.reductions);
+        set(&out, "summarizerCalls", s.stats.summarizer_calls);
+        set(&out, "tokensSaved", s.stats.tokens_saved);
+        set(&out, "compressionRatio", ratio);
+        Ok(out.into())
+    }
+
+    /// The whole state as plain, versioned JSON: for localStorage, a KV store or a
+    /// Durable Object.
+    ///
+    /// ```javascript
+    /// await env.KV.put(chatId, JSON.stringify(history.toJSON()));
+    /// ```
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState")]
+    pub fn to_json(&self) -> JsValue {
+        let s = self.state.borrow();
+        let out = Object::new();
+        set(&out, "kind", STATE_KIND);
+        set(&out, "version", STATE_VERSION);
+        set(&out, "messages", array(&s.messages));
+        set(&out, "original", array(&s.original));
+        let counts: Array = s
+            .messages
+            .iter()
+            .map(|m| {
+                let c = s.counts.get(m);
+                if c.as_f64().is_some() {
+                    c
+                } else {
+                    JsValue::NULL
+                }
+            })
+            .collect();
+        set(&out, "counts", counts);
+        set(&out, "events", array(&s.events));
+        set(&out, "offloaded", s.offloaded.clone());
+        let stats = Object::new();
+        set(&stats, "reductions", s.stats.reductions);
+        set(&stats, "summarizerCalls", s.stats.summarizer_calls);
+        set(&stats, "tokensSaved", s.stats.tokens_saved);
+        set(&out, "stats", stats);
+        set(
+            &out,
+            "promptLength",
+            s.prompt_len
+                .map_or(JsValue::NULL, |n| JsValue::from(n as u32)),
+        );
+        set(
+            &out,
+            "pendingOutputTokens",
+            s.pending_output.map_or(JsValue::NULL, JsValue::from),
+        );
+        out.into()
+    }
+
+    /// A history from `toJSON()`'s state (after a JSON round trip) and a config, which
+    /// holds what JSON cannot (the summarizer, countTokens).
+    ///
+    /// ```javascript
+    /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config);
+    /// ```
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(
+        #[wasm_bindgen(unchecked_param_type = "ChatHistoryState")] state: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
+    ) -> Result<ChatHistory, JsValue> {
+        if !state.is_object() {
+            return Err(state_error("state must be the object toJSON() returned"));
+        }
+        if get(&state, "version").as_f64() != Some(STATE_VERSION as f64) {
+            return Err(state_error(&format!(
+                "state.version must be {STATE_VERSION} (this state was written by another version)"
+            )));
+        }
+        let messages = list(&get(&state, "messages"), "messages")?;
+        let history = ChatHistory::with_state(config, messages)?;
+        {
+            let mut s = history.state.borrow_mut();
+            s.original = list(&get(&state, "original"), "original")?;
+            let counts = get(&state, "counts");
+            if Array::is_array(&counts) {
+                for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
+                    if let Some(n) = c.as_f64() {
+                        s.counts.set(m, &JsValue::from(n));
+                    }
+                }
+            }
+            if let Ok(events) = list(&get(&state, "events"), "events") {
+                s.events = events;
+            }
+            let offloaded = get(&state, "offloaded");
+            if offloaded.is_object() {
+                Object::assign(&s.offloaded, &Object::from(offloaded));
+            }
+            let stats = get(&state, "stats");
+            s.stats = Stats {
+                reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
+                summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
+                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0),
+            };
+            s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
+            s.pending_output = get(&state, "pendingOutputTokens").as_f64();
+        }
+        Ok(history)
+    }
+}

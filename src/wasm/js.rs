@@ -1,0 +1,100 @@
+//! What the boundary imports from `reader.js`: reading messages and options, building
+//! results and summaries, calling the summarizer. Nothing here decides anything.
+
+use js_sys::{Array, Object};
+use wasm_bindgen::prelude::*;
+
+mod error_class {
+    #![allow(unused_variables)] // the macro leaves `skip_typescript` unused
+    use wasm_bindgen::prelude::*;
+
+    // `skip_typescript`: `types.d.ts` declares the class with its fields.
+    #[wasm_bindgen(module = "/src/wasm/reader.js")]
+    extern "C" {
+        /// `ReduceError`, defined in `reader.js` so that it is a real `Error` subclass.
+        #[wasm_bindgen(reexport, skip_typescript)]
+        pub type ReduceError;
+        #[wasm_bindgen(constructor)]
+        pub fn new(code: &str, message: &str, index: JsValue, field: JsValue) -> ReduceError;
+    }
+}
+pub use error_class::ReduceError;
+
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
+extern "C" {
+    /// What `readMessages` read: typed arrays for the core, and the message objects.
+    pub type Reading;
+    #[wasm_bindgen(catch, js_name = readMessages)]
+    pub fn read_messages(messages: &JsValue, options: &Object) -> Result<Reading, JsValue>;
+    #[wasm_bindgen(method, getter)]
+    pub fn format(this: &Reading) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn roles(this: &Reading) -> Vec<u8>;
+    #[wasm_bindgen(method, getter)]
+    pub fn flags(this: &Reading) -> Vec<u8>;
+    #[wasm_bindgen(method, getter)]
+    pub fn exact(this: &Reading) -> Vec<f64>;
+    #[wasm_bindgen(method, getter)]
+    pub fn images(this: &Reading) -> Vec<u32>;
+    #[wasm_bindgen(method, getter, js_name = lengthTokens)]
+    pub fn length_tokens(this: &Reading) -> Vec<f64>;
+    #[wasm_bindgen(method, getter, js_name = pieceCounts)]
+    pub fn piece_counts(this: &Reading) -> Vec<u32>;
+    #[wasm_bindgen(method, getter, js_name = pieceLengths)]
+    pub fn piece_lengths(this: &Reading) -> Vec<u32>;
+    #[wasm_bindgen(method, getter)]
+    pub fn text(this: &Reading) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn links(this: &Reading) -> Vec<u32>;
+
+    #[wasm_bindgen(catch, js_name = readOption)]
+    pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = optionEntries)]
+    pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
+
+    #[wasm_bindgen(js_name = buildResult)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_result(
+        reading: &Reading,
+        output: &[u32],
+        summary: &JsValue,
+        kept: &[u32],
+        dropped: &[u32],
+        summarized: &[u32],
+        meta: &Object,
+        events: &Array,
+    ) -> JsValue;
+
+    #[wasm_bindgen(js_name = makeMessage)]
+    pub fn make_message(reading: &Reading, role: &str, text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = summaryText)]
+    pub fn summary_text(reading: &Reading, index: u32, tag: &str) -> String;
+    #[wasm_bindgen(js_name = wrapSummary)]
+    pub fn wrap_summary(text: &str, tag: &str) -> String;
+    pub fn pick(reading: &Reading, indices: &[u32]) -> Array;
+    #[wasm_bindgen(js_name = callSummarizer)]
+    pub fn call_summarizer(
+        summarizer: &JsValue,
+        request: &Object,
+        timeout_ms: JsValue,
+        signal: &JsValue,
+    ) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = summarizerError)]
+    pub fn summarizer_error(code: &str, message: &str, cause: &JsValue) -> JsValue;
+    pub fn now() -> f64;
+    #[wasm_bindgen(catch)]
+    pub fn emit(on_event: &JsValue, event: &Object) -> Result<(), JsValue>;
+
+    /// What `callSummarizer` settled with.
+    pub type Outcome;
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &Outcome) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn text(this: &Outcome) -> Option<String>;
+    #[wasm_bindgen(method, getter)]
+    pub fn usage(this: &Outcome) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn error(this: &Outcome) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = durationMs)]
+    pub fn duration_ms(this: &Outcome) -> f64;
+}
