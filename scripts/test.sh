@@ -48,7 +48,7 @@ native() {
 
 wasm_node() {
   step "wasm tests in Node"
-  cargo test --quiet --target wasm32-unknown-unknown --test wasm_node 2>&1 | tee "$logs/wasm-node.log"
+  cargo test --target wasm32-unknown-unknown --test wasm_node 2>&1 | tee "$logs/wasm-node.log"
   count_cargo "$logs/wasm-node.log" "wasm in Node"
 }
 
@@ -56,7 +56,7 @@ wasm_browser() {
   step "wasm tests in headless Chromium ($CHROMEDRIVER)"
   # run_in_browser in tests/wasm_browser.rs; an explicit CHROMEDRIVER so that a geckodriver
   # on PATH is never picked.
-  cargo test --quiet --target wasm32-unknown-unknown --test wasm_browser 2>&1 | tee "$logs/wasm-browser.log"
+  cargo test --target wasm32-unknown-unknown --test wasm_browser 2>&1 | tee "$logs/wasm-browser.log"
   count_cargo "$logs/wasm-browser.log" "wasm in Chromium"
 }
 

@@ -246,3 +246,211 @@ async fn reduce_returns_a_promise_of_the_same_result() {
         JSON::stringify(&get(&b, "kept")).unwrap()
     );
 }
+
+// ---- summarize, with real async summarizers -------------------------------------------
+
+fn chat(turns: usize) -> JsValue {
+    let mut items = vec![r#"{"role":"system","content":"Be kind."}"#.to_string()];
+    for t in 0..turns {
+        items.push(format!(
+            r#"{{"role":"user","content":"question {t} about the garden"}}"#
+        ));
+        items.push(format!(
+            r#"{{"role":"assistant","content":"answer {t}: water the roses"}}"#
+        ));
+    }
+    json(&format!("[{}]", items.join(",")))
+}
+
+/// A config `{ strategy: "summarize", targetMessages: 6, ...extra }` whose summarizer is
+/// `body` (a JS function body taking `req`).
+fn summarize_config(body: &str, extra: &str) -> JsValue {
+    let c = json(&format!(
+        r#"{{"strategy":"summarize","targetMessages":6{extra}}}"#
+    ));
+    let f = Function::new_with_args("req", body);
+    Reflect::set(&c, &"summarizer".into(), &f).unwrap();
+    c
+}
+
+#[wasm_bindgen_test]
+async fn a_summary_that_resolves_later_replaces_the_oldest_messages() {
+    let input = chat(12);
+    let config = summarize_config(
+        "return new Promise(r => setTimeout(() => r({ text: 'They discussed ' + req.messages.length + ' messages about the garden.', usage: { inputTokens: 9 } }), 15));",
+        "",
+    );
+    let r = wasm::reduce(input.clone(), Some(config)).await.unwrap();
+    let out = array(&get(&r, "messages"));
+    assert_eq!(role(&out.get(0)), "system");
+    let summary = get(&r, "summary");
+    assert!(
+        Object::is(&out.get(1), &summary),
+        "the summary follows the system prompt"
+    );
+    let text = get(&summary, "content").as_string().unwrap();
+    assert!(
+        text.starts_with("<conversation-summary>\nThey discussed 18 messages"),
+        "{text}"
+    );
+    assert_eq!(role(&summary), "user");
+    assert_eq!(array(&get(&r, "summarized")).length(), 18);
+    assert_eq!(out.length(), 1 + 1 + 6);
+    let event = array(&get(&r, "events")).get(0);
+    assert_eq!(
+        get(&event, "type").as_string().as_deref(),
+        Some("summarize")
+    );
+    assert_eq!(num(&get(&event, "usage"), "inputTokens"), 9.0);
+    // The summary is recognised by its tag: the reduced history is not reduced again.
+    let again = wasm::reduce(
+        get(&r, "messages"),
+        Some(summarize_config("throw new Error('called')", "")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&again, "reduced").as_bool(), Some(false));
+}
+
+#[wasm_bindgen_test]
+async fn a_rejecting_summarizer_falls_back_to_truncate_without_losing_the_budget() {
+    let input = chat(12);
+    let config = summarize_config("return Promise.reject(new Error('model down'));", "");
+    let r = wasm::reduce(input, Some(config)).await.unwrap();
+    let events = array(&get(&r, "events"));
+    assert_eq!(
+        get(&events.get(0), "type").as_string().as_deref(),
+        Some("summarizeFailed")
+    );
+    assert_eq!(
+        get(&events.get(0), "reason").as_string().as_deref(),
+        Some("rejected")
+    );
+    let out = array(&get(&r, "messages"));
+    assert!(out.iter().filter(|m| role(m) != "system").count() <= 6);
+    assert!(get(&r, "summary").is_undefined());
+}
+
+#[wasm_bindgen_test]
+async fn a_hung_summarizer_times_out_and_the_throw_mode_leaves_the_input_untouched() {
+    let input = chat(12);
+    let before = JSON::stringify(&input).unwrap();
+    let hung = summarize_config("return new Promise(() => {});", r#","timeoutMs":30"#);
+    let r = wasm::reduce(input.clone(), Some(hung)).await.unwrap();
+    let failed = array(&get(&r, "events")).get(0);
+    assert_eq!(
+        get(&failed, "reason").as_string().as_deref(),
+        Some("timeout")
+    );
+
+    let throwing = summarize_config(
+        "return new Promise(() => {});",
+        r#","timeoutMs":30,"onSummarizerError":"throw""#,
+    );
+    let e = wasm::reduce(input.clone(), Some(throwing))
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(&e), "SUMMARIZER_FAILED");
+    assert_eq!(
+        JSON::stringify(&input).unwrap(),
+        before,
+        "the input is untouched"
+    );
+
+    let empty = summarize_config(
+        "return Promise.resolve('   ');",
+        r#","onSummarizerError":"throw""#,
+    );
+    assert_eq!(
+        error_code(&wasm::reduce(input.clone(), Some(empty)).await.unwrap_err()),
+        "SUMMARIZER_FAILED"
+    );
+    let long = summarize_config(
+        "return 'word '.repeat(5000);",
+        r#","onSummarizerError":"throw","summaryMaxTokens":50"#,
+    );
+    assert_eq!(
+        error_code(&wasm::reduce(input, Some(long)).await.unwrap_err()),
+        "SUMMARY_TOO_LARGE"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_abort_rejects_with_aborted_and_aborts_the_summarizer_too() {
+    let input = chat(12);
+    let controller = web_controller();
+    let config = summarize_config(
+        "globalThis.__chrSignal = req.signal; return new Promise(() => {});",
+        "",
+    );
+    Reflect::set(&config, &"signal".into(), &get(&controller, "signal")).unwrap();
+    let abort = Function::new_with_args(
+        "c",
+        "setTimeout(() => c.abort(new Error('user left')), 20);",
+    );
+    abort.call1(&JsValue::NULL, &controller).unwrap();
+    let e = wasm::reduce(input, Some(config)).await.unwrap_err();
+    assert_eq!(error_code(&e), "ABORTED");
+    let inner = Reflect::get(&js_sys::global(), &"__chrSignal".into()).unwrap();
+    assert_eq!(
+        get(&inner, "aborted").as_bool(),
+        Some(true),
+        "the summarizer's own signal aborted"
+    );
+}
+
+fn web_controller() -> JsValue {
+    Function::new_no_args("return new AbortController();")
+        .call0(&JsValue::NULL)
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn chat_history_summarizes_once_per_threshold_and_round_trips_through_json() {
+    let config = summarize_config(
+        "globalThis.__chrCalls = (globalThis.__chrCalls || 0) + 1; return 'summary ' + globalThis.__chrCalls;",
+        "",
+    );
+    let history = wasm::ChatHistory::new(config.clone(), Some(array(&chat(0)))).unwrap();
+    for t in 0..40 {
+        let who = if t % 2 == 0 { "user" } else { "assistant" };
+        history.push(vec![json(&format!(
+            r#"{{"role":"{who}","content":"turn {t}"}}"#
+        ))]);
+        let sent = wasm_bindgen_futures::JsFuture::from(history.prepare())
+            .await
+            .unwrap();
+        let after_summary = array(&sent)
+            .iter()
+            .filter(|m| {
+                let c = get(m, "content").as_string().unwrap_or_default();
+                role(m) != "system" && !c.starts_with("<conversation-summary>")
+            })
+            .count();
+        assert!(
+            after_summary <= 6 + 5,
+            "turn {t}: {after_summary} messages sent"
+        );
+    }
+    let calls = Reflect::get(&js_sys::global(), &"__chrCalls".into())
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(
+        (5.0..=7.0).contains(&calls),
+        "{calls} summarizer calls in 40 turns (every 6 messages)"
+    );
+    assert_eq!(history.original().length(), 41);
+    let state = JSON::parse(
+        &JSON::stringify(&history.to_json())
+            .unwrap()
+            .as_string()
+            .unwrap(),
+    )
+    .unwrap();
+    let copy = wasm::ChatHistory::from_json(state, config).unwrap();
+    assert_eq!(
+        JSON::stringify(&copy.messages()).unwrap(),
+        JSON::stringify(&history.messages()).unwrap()
+    );
+}
