@@ -239,7 +239,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         .iter()
         .map(|slot| match slot {
             Slot::Input(i) => Ok(*i),
-            Slot::Summary => Err(TestCaseError::fail(
+            Slot::New(_) => Err(TestCaseError::fail(
                 "a summary from a strategy that only drops",
             )),
         })

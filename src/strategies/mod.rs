@@ -1,6 +1,7 @@
 //! The strategies of SPEC §5 and what a reduction returns.
 
 pub mod priority;
+pub mod progressive;
 pub mod summarize;
 pub mod truncate;
 
@@ -18,8 +19,10 @@ pub enum Fate {
     Kept,
     /// Removed without a trace.
     Dropped,
-    /// Covered by the new summary.
+    /// Covered by a new message: a summary, or a compressed tool run.
     Summarized,
+    /// In the output as a rewritten copy (an offloaded preview, a compressed text).
+    Rewritten,
 }
 
 /// One entry of the output history.
@@ -27,8 +30,8 @@ pub enum Fate {
 pub enum Slot {
     /// The input message at this index, as it was.
     Input(u32),
-    /// The new summary message.
-    Summary,
+    /// The k-th message the reduction wrote (a summary, a digest, a rewritten copy).
+    New(u32),
 }
 
 /// A step of a reduction, reported in `result.events`.

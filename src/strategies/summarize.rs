@@ -117,7 +117,7 @@ pub fn apply(
     for (i, m) in t.messages.iter().enumerate() {
         if plan.kept[i] {
             if output.len() == plan.position {
-                output.push(Slot::Summary);
+                output.push(Slot::New(0));
             }
             output.push(Slot::Input(i as u32));
             tokens += m.tokens;
@@ -126,8 +126,8 @@ pub fn apply(
             fate[i] = Fate::Summarized;
         }
     }
-    if !output.contains(&Slot::Summary) {
-        output.insert(plan.position.min(output.len()), Slot::Summary);
+    if !output.contains(&Slot::New(0)) {
+        output.insert(plan.position.min(output.len()), Slot::New(0));
     }
     let over_budget = check_budget(config, &Targets::of(config), tokens, messages)?;
     let count = plan.messages.len() + plan.replaces.len();
@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(p.messages, (1..35).collect::<Vec<u32>>());
         let r = apply(&t, &p, 25.0, &c).unwrap();
         assert_eq!(r.output[0], Slot::Input(0));
-        assert_eq!(r.output[1], Slot::Summary);
+        assert_eq!(r.output[1], Slot::New(0));
         assert_eq!(r.output[2], Slot::Input(35));
         assert_eq!(r.output.len(), 8);
         assert_eq!(r.indices(Fate::Summarized).len(), 34);
@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(p.replaces, vec![1]);
         let r = apply(&t, &p, 25.0, &single).unwrap();
         assert_eq!(r.fate[1], Fate::Summarized);
-        assert_eq!(r.output[1], Slot::Summary);
+        assert_eq!(r.output[1], Slot::New(0));
 
         let layered = Config::from_pairs(&[
             ("targetMessages", Number(6.0)),
@@ -211,7 +211,7 @@ mod tests {
         let r = apply(&t, &p, 25.0, &layered).unwrap();
         assert_eq!(
             &r.output[..3],
-            &[Slot::Input(0), Slot::Input(1), Slot::Summary]
+            &[Slot::Input(0), Slot::Input(1), Slot::New(0)]
         );
     }
 

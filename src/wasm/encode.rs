@@ -7,8 +7,8 @@ use super::decode::set;
 use super::js::{build_result, Reading};
 use crate::strategies::{CompressionEvent, Fate, Reduction, Slot};
 
-/// Marks the summary's place in the output indices (`buildResult` in `reader.js`).
-const SUMMARY_SLOT: u32 = u32::MAX;
+/// Output entries at or above this are written messages (`buildResult` in `reader.js`).
+const NEW: u32 = 0x8000_0000;
 
 /// A core event as a plain object: `{ type, messages, tokensBefore, tokensAfter }`.
 pub fn event_object(e: &CompressionEvent) -> Object {
@@ -20,12 +20,30 @@ pub fn event_object(e: &CompressionEvent) -> Object {
     event
 }
 
+/// What a reduction wrote besides indices: the new messages (`Slot::New(k)` is
+/// `written[k]`), the summary among them, and the offloaded originals.
+pub struct Writings {
+    pub written: Array,
+    pub summary: JsValue,
+    pub offloaded: Object,
+}
+
+impl Writings {
+    pub fn none() -> Writings {
+        Writings {
+            written: Array::new(),
+            summary: JsValue::UNDEFINED,
+            offloaded: Object::new(),
+        }
+    }
+}
+
 /// The `ReduceResult` of `r`, built from the input objects. `events` are the result's
 /// events (the core's, with what the boundary added).
 pub fn encode_result(
     reading: &Reading,
     r: &Reduction,
-    summary: &JsValue,
+    writings: &Writings,
     events: &Array,
 ) -> JsValue {
     let output: Vec<u32> = r
@@ -33,7 +51,7 @@ pub fn encode_result(
         .iter()
         .map(|slot| match slot {
             Slot::Input(i) => *i,
-            Slot::Summary => SUMMARY_SLOT,
+            Slot::New(k) => NEW + k,
         })
         .collect();
     let meta = Object::new();
@@ -45,10 +63,13 @@ pub fn encode_result(
     build_result(
         reading,
         &output,
-        summary,
+        &writings.written,
+        &writings.summary,
+        &writings.offloaded,
         &r.indices(Fate::Kept),
         &r.indices(Fate::Dropped),
         &r.indices(Fate::Summarized),
+        &r.indices(Fate::Rewritten),
         &meta,
         events,
     )

@@ -57,13 +57,41 @@ extern "C" {
     pub fn build_result(
         reading: &Reading,
         output: &[u32],
+        written: &Array,
         summary: &JsValue,
+        offloaded: &Object,
         kept: &[u32],
         dropped: &[u32],
         summarized: &[u32],
+        rewritten: &[u32],
         meta: &Object,
         events: &Array,
     ) -> JsValue;
+
+    /// `{ message, id }` of a rewritten or compressed message.
+    pub type Written;
+    #[wasm_bindgen(method, getter)]
+    pub fn message(this: &Written) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn id(this: &Written) -> String;
+    #[wasm_bindgen(js_name = offloadMessage)]
+    pub fn offload_message(
+        reading: &Reading,
+        index: u32,
+        preview_chars: u32,
+        tokens: f64,
+    ) -> Written;
+    #[wasm_bindgen(js_name = rewriteWithSummary)]
+    pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &str) -> Written;
+    #[wasm_bindgen(js_name = offloadId)]
+    pub fn offload_id(messages: &Array) -> String;
+    #[wasm_bindgen(js_name = compressRun)]
+    pub fn compress_run(
+        reading: &Reading,
+        indices: &[u32],
+        preview_chars: u32,
+        summary: JsValue,
+    ) -> Written;
 
     #[wasm_bindgen(js_name = makeMessage)]
     pub fn make_message(reading: &Reading, role: &str, text: &str) -> JsValue;

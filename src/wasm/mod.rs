@@ -7,6 +7,7 @@ mod decode;
 mod encode;
 mod history;
 mod js;
+mod progressive;
 mod summarize;
 
 pub use history::ChatHistory;
@@ -15,8 +16,9 @@ use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::analysis;
+use crate::config::Strategy;
 use decode::{decode_config, decode_messages, set};
-use encode::{core_events, encode_result};
+use encode::{core_events, encode_result, Writings};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -41,11 +43,14 @@ pub fn reduce_sync(
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_messages(messages, &call)?;
+    if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
+        return progressive::reduce_sync(&call, &transcript, &reading);
+    }
     let reduction = crate::reduce_sync(&transcript, &call.config)?;
     Ok(encode_result(
         &reading,
         &reduction,
-        &JsValue::UNDEFINED,
+        &Writings::none(),
         &core_events(&reduction),
     ))
 }
@@ -69,6 +74,9 @@ pub async fn reduce(
 async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     let call = decode_config(&config, true)?;
     let (transcript, reading) = decode_messages(&messages, &call)?;
+    if call.config.strategy == Strategy::Progressive {
+        return progressive::reduce(&call, &transcript, &reading).await;
+    }
     if call.config.needs_summarizer() {
         return summarize::reduce_with_summarizer(&call, &transcript, &reading).await;
     }
@@ -76,7 +84,7 @@ async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsV
     Ok(encode_result(
         &reading,
         &reduction,
-        &JsValue::UNDEFINED,
+        &Writings::none(),
         &core_events(&reduction),
     ))
 }

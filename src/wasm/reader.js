@@ -784,29 +784,36 @@ export function optionEntries(config, key, value) {
   }
 }
 
+/** Output entries at or above this are written messages: `written[entry - NEW]`. */
+const NEW = 0x80000000;
+
 /**
- * The `ReduceResult` of SPEC §8. `output` holds input indices; the messages are the
- * input objects themselves.
+ * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
+ * written message); the kept messages are the input objects themselves.
  */
-export function buildResult(reading, output, summary, kept, dropped, summarized, meta, events) {
+export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, meta, events) {
   const items = reading.items;
   const out = new Array(output.length);
-  // 0xFFFFFFFF marks the new summary's place.
-  for (let k = 0; k < output.length; k++) out[k] = output[k] === 0xffffffff ? summary : items[output[k]];
-  return {
+  for (let k = 0; k < output.length; k++) {
+    const e = output[k];
+    out[k] = e >= NEW ? written[e - NEW] : items[e];
+  }
+  const result = {
     messages: out,
     reduced: meta.reduced,
     removedCount: meta.removedCount,
     kept: Array.from(kept),
     dropped: Array.from(dropped),
     summarized: Array.from(summarized),
-    offloaded: {},
-    ...(summary !== undefined ? { summary } : {}),
+    rewritten: Array.from(rewritten),
+    offloaded,
     tokensBefore: meta.tokensBefore,
     tokensAfter: meta.tokensAfter,
     overBudget: meta.overBudget,
     events,
   };
+  if (summary !== undefined) result.summary = summary;
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -951,4 +958,195 @@ export function now() {
 /** Reports an event to `config.onEvent`, if there is one. */
 export function emit(onEvent, event) {
   if (typeof onEvent === "function") onEvent(event);
+}
+
+// ---------------------------------------------------------------------------------------
+// Offloading and rewriting (progressive): a rewritten message is a shallow copy of the
+// original with only its text changed, in the same format; the original is kept under a
+// content-derived id for the context_reload tool.
+
+/** A stable id from a message's content (FNV-1a over its JSON, cycles skipped). */
+export function offloadId(messages) {
+  const seen = new WeakSet();
+  let json;
+  try {
+    json = JSON.stringify(messages, (key, value) => {
+      if (typeof value === "bigint") return value.toString();
+      if (value !== null && typeof value === "object") {
+        if (seen.has(value)) return undefined;
+        seen.add(value);
+      }
+      return value;
+    });
+  } catch {
+    json = String(messages.length);
+  }
+  let h1 = 0x811c9dc5, h2 = 0x01000193 ^ json.length;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+  }
+  return `ctx_${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** A shallow copy that keeps a class instance's prototype (LangChain messages). */
+function copyOf(m) {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(m)), m);
+  return copy;
+}
+
+/** The content field of a message in `format` (LangChain's dict form nests it). */
+function contentOf(format, m) {
+  if (format === "gemini" || format === "vercel-ui") return m.parts;
+  if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") return m.data.content;
+  return m.content;
+}
+
+function withContent(format, m, content) {
+  const copy = copyOf(m);
+  if (format === "gemini" || format === "vercel-ui") copy.parts = content;
+  else if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") copy.data = { ...m.data, content };
+  else {
+    copy.content = content;
+    if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") copy.lc_kwargs = { ...copy.lc_kwargs, content };
+  }
+  return copy;
+}
+
+function textOfPart(p) {
+  return p !== null && typeof p === "object" && typeof p.text === "string" && !p.thought ? p.text : undefined;
+}
+
+/**
+ * A copy of message `m` whose texts are replaced by `replace(oldText)`: the first text part
+ * takes the replacement of all text parts, every tool result keeps its place (so it still
+ * answers its call) with its own text replaced; calls, images and thinking are untouched.
+ */
+function rewriteTexts(format, m, replace) {
+  if (format === "openai-responses" && m.type === "function_call_output") {
+    const copy = copyOf(m);
+    copy.output = replace(jsonText(m.output));
+    return copy;
+  }
+  const content = contentOf(format, m);
+  if (typeof content === "string") return withContent(format, m, replace(content));
+  if (!Array.isArray(content)) return withContent(format, m, replace(""));
+  const texts = content.map(textOfPart).filter((t) => t !== undefined);
+  const joined = replace(texts.join("\n"));
+  let placed = false;
+  const parts = [];
+  for (const p of content) {
+    if (p === null || typeof p !== "object") { parts.push(p); continue; }
+    if (p.type === "tool_result") {
+      const inner = typeof p.content === "string" ? p.content : Array.isArray(p.content) ? p.content.map((b) => (b && b.text) || "").join("\n") : jsonText(p.content);
+      parts.push({ ...p, content: replace(inner) });
+    } else if (p.type === "tool-result") {
+      parts.push({ ...p, output: { type: "text", value: replace(payloadText(p.output)) } });
+    } else if (p.functionResponse) {
+      parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { content: replace(jsonText(p.functionResponse.response)) } } });
+    } else if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) {
+      parts.push({ ...p, output: replace(jsonText(p.output)) });
+    } else if (textOfPart(p) !== undefined) {
+      if (!placed) parts.push({ ...p, text: joined });
+      placed = true;
+    } else {
+      parts.push(p);
+    }
+  }
+  return withContent(format, m, parts);
+}
+
+function payloadText(out) {
+  if (out !== null && typeof out === "object" && "value" in out) return jsonText(out.value);
+  return jsonText(out);
+}
+
+function previewOf(text, chars) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
+}
+
+/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */
+export function offloadMessage(reading, index, previewChars, tokens) {
+  const m = reading.items[index];
+  const id = offloadId([m]);
+  const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
+  const message = rewriteTexts(reading.format, m, (text) => `${note}\n${previewOf(text, previewChars)}`);
+  return { message, id };
+}
+
+/** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
+export function rewriteWithSummary(reading, index, summary) {
+  const m = reading.items[index];
+  const id = offloadId([m]);
+  const note = `[compressed; the original is ${id}, restored by context_reload]`;
+  let first = true;
+  const message = rewriteTexts(reading.format, m, () => {
+    const text = first ? `${note}\n${summary}` : note;
+    first = false;
+    return text;
+  });
+  return { message, id };
+}
+
+/** The tool calls of a message as `name(args)` strings, in any format. */
+function callsOf(format, m) {
+  const out = [];
+  const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
+  if (format === "openai" || format === "langchain") {
+    const d = format === "langchain" && m.data && m.content === undefined ? m.data : m;
+    for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+      if (c && c.function) add(c.function.name, c.function.arguments);
+      else if (c) add(c.name, c.args);
+    }
+    if (m.function_call) add(m.function_call.name, m.function_call.arguments);
+  } else if (format === "openai-responses") {
+    if (typeof m.type === "string" && m.type.endsWith("_call")) add(m.name ?? m.type, m.arguments ?? m.input ?? m.action);
+  } else {
+    const content = contentOf(format, m);
+    for (const p of Array.isArray(content) ? content : []) {
+      if (!p || typeof p !== "object") continue;
+      if (p.type === "tool_use") add(p.name, p.input);
+      else if (p.type === "tool-call") add(p.toolName, p.input ?? p.args);
+      else if (p.functionCall) add(p.functionCall.name, p.functionCall.args);
+    }
+  }
+  return out;
+}
+
+/** The result text of a tool message, in any format. */
+function resultOf(format, m) {
+  if (format === "openai-responses") return jsonText(m.output);
+  const content = contentOf(format, m);
+  if (typeof content === "string") return content;
+  const texts = [];
+  for (const p of Array.isArray(content) ? content : []) {
+    if (!p || typeof p !== "object") continue;
+    if (p.type === "tool_result") texts.push(typeof p.content === "string" ? p.content : jsonText(p.content));
+    else if (p.type === "tool-result") texts.push(payloadText(p.output));
+    else if (p.functionResponse) texts.push(jsonText(p.functionResponse.response));
+    else if (typeof p.text === "string") texts.push(p.text);
+  }
+  return texts.join("\n");
+}
+
+/**
+ * Stage 1: `{message, id}`, one assistant message standing for the tool run at `indices`:
+ * the summarizer's `summary`, or (without one) a digest of the calls and result previews.
+ */
+export function compressRun(reading, indices, previewChars, summary) {
+  const run = Array.from(indices, (i) => reading.items[i]);
+  const id = offloadId(run);
+  const lines = [`[compressed tool run: ${run.length} messages, stored as ${id}; call context_reload with {"id":"${id}"} to restore them]`];
+  if (typeof summary === "string") {
+    lines.push(summary);
+  } else {
+    run.forEach((m, k) => {
+      for (const call of callsOf(reading.format, m)) lines.push(`- called ${call}`);
+      // A digest line per result: short, the originals are one reload away.
+      if (reading.roles[indices[k]] === TOOL) lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
+    });
+  }
+  return { message: makeMessage(reading, "assistant", lines.join("\n")), id };
 }

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::decode::{count_new_message, set, Call};
-use super::encode::{core_events, encode_result};
+use super::encode::{core_events, encode_result, Writings};
 use super::js::{
     call_summarizer, emit, make_message, now, pick, summarizer_error, summary_text, wrap_summary,
     Outcome, Reading,
@@ -19,7 +19,7 @@ use crate::transcript::Transcript;
 use crate::{plan_summary, SummaryStep};
 
 /// Calls `config.onEvent` with `{ type, ...fields }`.
-fn report(call: &Call, kind: &str, fields: impl FnOnce(&Object)) -> Result<(), JsValue> {
+pub fn report(call: &Call, kind: &str, fields: impl FnOnce(&Object)) -> Result<(), JsValue> {
     if call.callbacks.on_event.is_function() {
         let event = Object::new();
         set(&event, "type", kind);
@@ -29,7 +29,7 @@ fn report(call: &Call, kind: &str, fields: impl FnOnce(&Object)) -> Result<(), J
     Ok(())
 }
 
-fn role_name(role: SummaryRole) -> &'static str {
+pub fn role_name(role: SummaryRole) -> &'static str {
     match role {
         SummaryRole::User => "user",
         SummaryRole::System => "system",
@@ -38,7 +38,7 @@ fn role_name(role: SummaryRole) -> &'static str {
 }
 
 /// Why a summary was not used.
-enum Failure {
+pub enum Failure {
     Rejected(JsValue),
     Timeout,
     Invalid(JsValue),
@@ -91,7 +91,113 @@ fn describe_error(e: &JsValue) -> String {
         .unwrap_or_else(|| "a value that is not an Error".to_string())
 }
 
-/// `reduce` for a config with a summarizer.
+/// A summary the summarizer wrote.
+pub struct Answer {
+    pub text: String,
+    pub usage: JsValue,
+    pub duration_ms: f64,
+}
+
+/// Asks the summarizer for a summary of the originals at `indices`, reporting
+/// `summarizeStart` / `summarizeEnd` / `summarizeFailed`. `Ok(Err(failure))` is a failure
+/// the caller may fall back from; `Err` is an abort (or an exception from `onEvent`).
+pub async fn ask(
+    call: &Call,
+    reading: &Reading,
+    kind: &str,
+    indices: &[u32],
+    previous: Option<String>,
+    target_tokens: f64,
+) -> Result<Result<Answer, Failure>, JsValue> {
+    let config = &call.config;
+    let request = Object::new();
+    set(&request, "kind", kind);
+    set(&request, "messages", pick(reading, indices));
+    if let Some(previous) = previous {
+        set(&request, "previousSummary", previous);
+    }
+    set(&request, "targetTokens", target_tokens);
+    report(call, "summarizeStart", |e| {
+        set(e, "kind", kind);
+        set(e, "messages", indices.len() as u32);
+        set(e, "targetTokens", target_tokens);
+    })?;
+    let timeout = config.timeout_ms.map_or(JsValue::UNDEFINED, JsValue::from);
+    let promise = call_summarizer(
+        &call.callbacks.summarizer,
+        &request,
+        timeout,
+        &call.callbacks.signal,
+    );
+    let outcome: Outcome = JsFuture::from(promise).await?.unchecked_into();
+    let failure = match outcome.status().as_str() {
+        "ok" => {
+            let answer = Answer {
+                text: outcome.text().unwrap_or_default(),
+                usage: outcome.usage(),
+                duration_ms: outcome.duration_ms(),
+            };
+            report(call, "summarizeEnd", |e| {
+                set(e, "kind", kind);
+                set(e, "durationMs", answer.duration_ms);
+                set(e, "usage", answer.usage.clone());
+            })?;
+            return Ok(Ok(answer));
+        }
+        "aborted" => {
+            let e = ReduceError::new(
+                ErrorCode::Aborted,
+                "the reduction was aborted through config.signal; the input is untouched",
+            );
+            return Err(summarizer_error(
+                e.code.as_str(),
+                &e.message,
+                &outcome.error(),
+            ));
+        }
+        "timeout" => Failure::Timeout,
+        "rejected" => Failure::Rejected(outcome.error()),
+        _ => Failure::Invalid(outcome.error()),
+    };
+    failed(call, kind, &failure)?;
+    Ok(Err(failure))
+}
+
+/// Reports a failure through `onEvent`.
+pub fn failed(call: &Call, kind: &str, failure: &Failure) -> Result<(), JsValue> {
+    let message = failure.message(call.config.timeout_ms);
+    report(call, "summarizeFailed", |e| {
+        set(e, "kind", kind);
+        set(e, "reason", failure.reason());
+        set(e, "message", message.as_str());
+    })
+}
+
+/// The event of a failed summary in `result.events`.
+pub fn failure_event(call: &Call, kind: &str, failure: &Failure, fallback: &str) -> Object {
+    let e = Object::new();
+    set(&e, "type", "summarizeFailed");
+    set(&e, "kind", kind);
+    set(&e, "reason", failure.reason());
+    set(
+        &e,
+        "message",
+        failure.message(call.config.timeout_ms).as_str(),
+    );
+    set(&e, "fallback", fallback);
+    e
+}
+
+/// `summarizer_error` for a failure under `onSummarizerError: "throw"`.
+pub fn failure_error(call: &Call, failure: &Failure) -> JsValue {
+    summarizer_error(
+        failure.code().as_str(),
+        &failure.message(call.config.timeout_ms),
+        &failure.cause(),
+    )
+}
+
+/// `reduce` for the `summarize` strategy.
 pub async fn reduce_with_summarizer(
     call: &Call,
     t: &Transcript,
@@ -110,119 +216,80 @@ pub async fn reduce_with_summarizer(
                 call,
                 reading,
                 &r,
-                &JsValue::UNDEFINED,
+                Writings::none(),
                 core_events(&r),
                 started,
             )
         }
         SummaryStep::Summarize(plan) => plan,
     };
-
-    let request = Object::new();
-    set(&request, "kind", "history");
-    set(&request, "messages", pick(reading, &plan.messages));
-    if !plan.replaces.is_empty() {
-        let previous: Vec<String> = plan
-            .replaces
+    let previous = (!plan.replaces.is_empty()).then(|| {
+        plan.replaces
             .iter()
             .map(|&i| summary_text(reading, i, &config.summary_tag))
-            .collect();
-        set(&request, "previousSummary", previous.join("\n\n"));
-    }
-    set(&request, "targetTokens", plan.target_tokens);
-    report(call, "summarizeStart", |e| {
-        set(e, "kind", "history");
-        set(e, "messages", plan.messages.len() as u32);
-        set(e, "targetTokens", plan.target_tokens);
-    })?;
-    let timeout = config.timeout_ms.map_or(JsValue::UNDEFINED, JsValue::from);
-    let promise = call_summarizer(
-        &call.callbacks.summarizer,
-        &request,
-        timeout,
-        &call.callbacks.signal,
-    );
-    let outcome: Outcome = JsFuture::from(promise).await?.unchecked_into();
-
-    let failure = match outcome.status().as_str() {
-        "ok" => {
-            let text = wrap_summary(&outcome.text().unwrap_or_default(), &config.summary_tag);
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    });
+    let failure = match ask(
+        call,
+        reading,
+        "history",
+        &plan.messages,
+        previous,
+        plan.target_tokens,
+    )
+    .await?
+    {
+        Ok(answer) => {
+            let text = wrap_summary(&answer.text, &config.summary_tag);
             let summary = make_message(reading, role_name(config.summary_role), &text);
             let tokens = count_new_message(&summary, call, t.format)?;
             match config.summary_max_tokens {
-                Some(max) if tokens > max => Failure::TooLarge(tokens, max),
+                Some(max) if tokens > max => {
+                    let failure = Failure::TooLarge(tokens, max);
+                    failed(call, "history", &failure)?;
+                    failure
+                }
                 _ => {
                     let r = summarize::apply(t, &plan, tokens, config)?;
                     let events = core_events(&r);
-                    let usage = outcome.usage();
-                    let duration = outcome.duration_ms();
                     for e in events.iter() {
                         let e: Object = e.unchecked_into();
                         set(&e, "kind", "history");
                         set(&e, "summaryTokens", tokens);
-                        set(&e, "durationMs", duration);
-                        if !usage.is_undefined() {
-                            set(&e, "usage", usage.clone());
+                        set(&e, "durationMs", answer.duration_ms);
+                        if !answer.usage.is_undefined() {
+                            set(&e, "usage", answer.usage.clone());
                         }
                     }
-                    report(call, "summarizeEnd", |e| {
-                        set(e, "kind", "history");
-                        set(e, "summaryTokens", tokens);
-                        set(e, "durationMs", duration);
-                        set(e, "usage", usage.clone());
-                    })?;
-                    return finish(call, reading, &r, &summary, events, started);
+                    let writings = Writings {
+                        written: Array::of1(&summary),
+                        summary,
+                        offloaded: Object::new(),
+                    };
+                    return finish(call, reading, &r, writings, events, started);
                 }
             }
         }
-        "aborted" => {
-            let e = ReduceError::new(
-                ErrorCode::Aborted,
-                "the reduction was aborted through config.signal; the input is untouched",
-            );
-            return Err(summarizer_error(
-                e.code.as_str(),
-                &e.message,
-                &outcome.error(),
-            ));
-        }
-        "timeout" => Failure::Timeout,
-        "rejected" => Failure::Rejected(outcome.error()),
-        _ => Failure::Invalid(outcome.error()),
+        Err(failure) => failure,
     };
-
-    let message = failure.message(config.timeout_ms);
-    report(call, "summarizeFailed", |e| {
-        set(e, "kind", "history");
-        set(e, "reason", failure.reason());
-        set(e, "message", message.as_str());
-    })?;
     if config.on_summarizer_error == OnSummarizerError::Throw {
-        return Err(summarizer_error(
-            failure.code().as_str(),
-            &message,
-            &failure.cause(),
-        ));
+        return Err(failure_error(call, &failure));
     }
     let r = crate::fallback(t, config)?;
-    let failed = Object::new();
-    set(&failed, "type", "summarizeFailed");
-    set(&failed, "kind", "history");
-    set(&failed, "reason", failure.reason());
-    set(&failed, "message", message.as_str());
-    set(&failed, "fallback", "truncate");
-    let events = Array::of1(&failed);
+    let events = Array::of1(&failure_event(call, "history", &failure, "truncate"));
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish(call, reading, &r, &JsValue::UNDEFINED, events, started)
+    finish(call, reading, &r, Writings::none(), events, started)
 }
 
-fn finish(
+/// Reports `reduceEnd` and encodes the result.
+pub fn finish(
     call: &Call,
     reading: &Reading,
     r: &Reduction,
-    summary: &JsValue,
+    writings: Writings,
     events: Array,
     started: f64,
 ) -> Result<JsValue, JsValue> {
@@ -232,5 +299,5 @@ fn finish(
         set(e, "tokensAfter", r.tokens_after);
         set(e, "durationMs", now() - started);
     })?;
-    Ok(encode_result(reading, r, summary, &events))
+    Ok(encode_result(reading, r, &writings, &events))
 }

@@ -1,0 +1,630 @@
+//! `progressive` (SPEC §5): stages from light to heavy, stopping as soon as the targets are
+//! met, with everything that leaves the context kept retrievable.
+//!
+//! 1. compress runs of ≥ `minToolRun` old tool messages into one message;
+//! 2. offload large messages outside the newest `keepLast` groups (text → preview + id);
+//! 3. the same inside them, except the latest assistant reply;
+//! 4. summarize previous rounds (kind `"round"`);
+//! 5. summarize large messages of the current round (kind `"largeMessage"`);
+//! 6. compress the current round's tool messages to `currentRoundRatio` (`"currentRound"`).
+//!
+//! Rewriting a message needs its content, which lives at the boundary, and stages 1 and
+//! 4–6 may await the summarizer. So this is a state machine: [`Progressive::next_action`] says
+//! what to do next, the boundary does it and reports the new message's tokens, and
+//! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
+//! the oldest removable groups are dropped as `truncate` would.
+
+use super::{check_budget, choose_drops, CompressionEvent, Drops, Fate, Reduction, Slot};
+use crate::budget::{counts_as_message, Targets};
+use crate::config::Config;
+use crate::error::ReduceError;
+use crate::protect::{protect, Protection};
+use crate::structure::Structure;
+use crate::transcript::{Role, Transcript};
+
+/// What the summarizer is asked to compress, for the stages that ask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryKind {
+    ToolRun,
+    Round,
+    LargeMessage,
+    CurrentRound,
+}
+
+impl SummaryKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SummaryKind::ToolRun => "toolRun",
+            SummaryKind::Round => "round",
+            SummaryKind::LargeMessage => "largeMessage",
+            SummaryKind::CurrentRound => "currentRound",
+        }
+    }
+}
+
+/// The next thing to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Stage 1: replace these consecutive messages (whole tool groups) by one message: the
+    /// summarizer's `"toolRun"` summary when there is one, else a digest of the calls.
+    CompressRun { messages: Vec<u32> },
+    /// Stages 2–3: rewrite the message with a preview of `preview_chars` and an offload id.
+    Offload { message: u32 },
+    /// Stage 4: replace these messages (whole previous rounds) by one summary.
+    SummarizeRounds {
+        messages: Vec<u32>,
+        target_tokens: f64,
+    },
+    /// Stages 5–6: rewrite one message with the summarizer's text (`LargeMessage`, or
+    /// `CurrentRound` for a tool message of the current round), offloading the original.
+    Rewrite {
+        message: u32,
+        kind: SummaryKind,
+        target_tokens: f64,
+    },
+    /// Nothing left to do: call [`Progressive::finish`].
+    Finish,
+}
+
+/// A message the reduction wrote, and where it stands.
+#[derive(Clone, Debug, PartialEq)]
+struct Written {
+    /// The input position it takes (the first message it replaces).
+    at: u32,
+    tokens: f64,
+    /// The input messages it stands for.
+    covers: Vec<u32>,
+}
+
+/// The state of a progressive reduction.
+pub struct Progressive<'a> {
+    t: &'a Transcript,
+    s: Structure,
+    protection: Vec<Protection>,
+    config: &'a Config,
+    targets: Targets,
+    has_summarizer: bool,
+    stage: u8,
+    /// Current tokens of each input message (0 once replaced).
+    tokens: Vec<f64>,
+    fate: Vec<Fate>,
+    /// The written message standing at each input position, if any.
+    written_at: Vec<Option<u32>>,
+    written: Vec<Written>,
+    /// Candidates of the current stage, consumed from the front.
+    queue: Vec<Action>,
+    events: Vec<CompressionEvent>,
+    stage_start: f64,
+    stage_count: usize,
+    /// The action handed out and not yet reported.
+    pending: Option<Action>,
+}
+
+const STAGE_NAMES: [&str; 7] = [
+    "",
+    "toolRuns",
+    "offloadOld",
+    "offloadRecent",
+    "summarizeRounds",
+    "summarizeLargeMessages",
+    "compressCurrentRound",
+];
+
+impl<'a> Progressive<'a> {
+    pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
+        let s = Structure::of(t);
+        let protection = protect(t, &s, config);
+        Progressive {
+            t,
+            protection,
+            config,
+            targets: Targets::of(config),
+            has_summarizer: config.has_summarizer,
+            stage: 0,
+            tokens: t.messages.iter().map(|m| m.tokens).collect(),
+            fate: vec![Fate::Kept; t.len()],
+            written_at: vec![None; t.len()],
+            written: Vec::new(),
+            queue: Vec::new(),
+            events: Vec::new(),
+            stage_start: t.total_tokens(),
+            stage_count: 0,
+            pending: None,
+            s,
+        }
+    }
+
+    fn total(&self) -> f64 {
+        self.tokens.iter().sum::<f64>() + self.written.iter().map(|w| w.tokens).sum::<f64>()
+    }
+
+    fn messages(&self) -> usize {
+        let kept = self
+            .t
+            .messages
+            .iter()
+            .zip(&self.fate)
+            .filter(|(m, f)| **f != Fate::Summarized && counts_as_message(m))
+            .count();
+        // Written messages that replace several stand for one each.
+        kept + self
+            .written
+            .iter()
+            .filter(|w| self.fate[w.at as usize] == Fate::Summarized)
+            .count()
+    }
+
+    fn met(&self) -> bool {
+        self.targets.met(self.total(), self.messages())
+    }
+
+    /// The round of the latest real user input: the current round.
+    fn current_round(&self) -> u32 {
+        self.s.round_of.last().copied().unwrap_or(0)
+    }
+
+    /// Whether message `i` may be touched at all: not system, not a summary, not the
+    /// latest real user input, not yet rewritten.
+    fn touchable(&self, i: usize) -> bool {
+        let m = &self.t.messages[i];
+        let latest_user = self.t.messages.iter().rposition(|m| m.is_real_user());
+        self.fate[i] == Fate::Kept
+            && !(m.is_system() && self.config.keep_system)
+            && !m.is_summary()
+            && Some(i) != latest_user
+    }
+
+    fn in_keep_last(&self, i: usize) -> bool {
+        let g = self.s.group_of[i] as usize;
+        matches!(
+            self.protection[g],
+            Protection::KeepLast | Protection::LatestUserInput | Protection::StartOnUser
+        ) || self.s.groups[g].start as usize >= self.keep_last_start()
+    }
+
+    /// The first message of the newest `keepLast` groups.
+    fn keep_last_start(&self) -> usize {
+        let mut left = self.config.keep_last;
+        let mut start = self.t.len();
+        for g in (0..self.s.groups.len()).rev() {
+            if left == 0 {
+                break;
+            }
+            start = self.s.groups[g].start as usize;
+            left -= 1;
+        }
+        start
+    }
+
+    /// The candidates of `stage`, oldest first.
+    fn plan_stage(&self, stage: u8) -> Vec<Action> {
+        let large = self.config.large_message_tokens;
+        let current = self.current_round();
+        let n = self.t.len();
+        match stage {
+            1 => {
+                let mut runs = Vec::new();
+                let mut run: Vec<u32> = Vec::new();
+                let keep_from = self.keep_last_start();
+                for g in &self.s.groups {
+                    let range = g.range();
+                    let old = range.end <= keep_from
+                        && range
+                            .clone()
+                            .all(|i| self.s.round_of[i] < current && self.touchable(i));
+                    if g.has_tool && old {
+                        run.extend(range.map(|i| i as u32));
+                    } else {
+                        if run.len() >= self.config.min_tool_run {
+                            runs.push(Action::CompressRun {
+                                messages: std::mem::take(&mut run),
+                            });
+                        }
+                        run.clear();
+                    }
+                }
+                if run.len() >= self.config.min_tool_run {
+                    runs.push(Action::CompressRun { messages: run });
+                }
+                runs
+            }
+            2 | 3 => {
+                let latest_assistant = self
+                    .t
+                    .messages
+                    .iter()
+                    .rposition(|m| m.role == Role::Assistant);
+                (0..n)
+                    .filter(|&i| self.touchable(i) && self.tokens[i] > large)
+                    .filter(|&i| {
+                        if stage == 2 {
+                            !self.in_keep_last(i)
+                        } else {
+                            self.in_keep_last(i) && Some(i) != latest_assistant
+                        }
+                    })
+                    .map(|i| Action::Offload { message: i as u32 })
+                    .collect()
+            }
+            4 if self.has_summarizer => {
+                let messages: Vec<u32> = (0..n)
+                    .filter(|&i| {
+                        self.s.round_of[i] < current && self.s.round_of[i] > 0
+                            || (self.s.round_of[i] == 0 && current > 0)
+                    })
+                    .filter(|&i| self.touchable(i) && !self.in_keep_last(i))
+                    .map(|i| i as u32)
+                    .collect();
+                // Whole groups only.
+                let messages: Vec<u32> = messages
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let g = &self.s.groups[self.s.group_of[i as usize] as usize];
+                        g.range().all(|j| messages.contains(&(j as u32)))
+                    })
+                    .collect();
+                if messages.len() < 2 {
+                    return Vec::new();
+                }
+                let covered: f64 = messages.iter().map(|&i| self.tokens[i as usize]).sum();
+                let target = self
+                    .config
+                    .summary_max_tokens
+                    .unwrap_or((covered * 0.25).ceil())
+                    .max(1.0);
+                vec![Action::SummarizeRounds {
+                    messages,
+                    target_tokens: target,
+                }]
+            }
+            5 if self.has_summarizer => (0..n)
+                .filter(|&i| {
+                    self.s.round_of[i] == current && self.touchable(i) && self.tokens[i] > large
+                })
+                .map(|i| Action::Rewrite {
+                    message: i as u32,
+                    kind: SummaryKind::LargeMessage,
+                    target_tokens: (large * 0.5).floor().max(1.0),
+                })
+                .collect(),
+            6 if self.has_summarizer => (0..n)
+                .filter(|&i| {
+                    self.s.round_of[i] == current
+                        && self.touchable(i)
+                        && self.t.messages[i].role == Role::Tool
+                })
+                .map(|i| Action::Rewrite {
+                    message: i as u32,
+                    kind: SummaryKind::CurrentRound,
+                    target_tokens: (self.tokens[i] * self.config.current_round_ratio)
+                        .floor()
+                        .max(1.0),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn close_stage(&mut self) {
+        if self.stage > 0 && self.stage_count > 0 {
+            self.events.push(CompressionEvent {
+                kind: STAGE_NAMES[self.stage as usize],
+                messages: self.stage_count,
+                tokens_before: self.stage_start,
+                tokens_after: self.total(),
+            });
+        }
+        self.stage_count = 0;
+        self.stage_start = self.total();
+    }
+
+    /// What to do next.
+    pub fn next_action(&mut self) -> Action {
+        if let Some(a) = &self.pending {
+            return a.clone();
+        }
+        loop {
+            if self.met() {
+                self.close_stage();
+                return Action::Finish;
+            }
+            if let Some(action) = self.queue.first().cloned() {
+                self.queue.remove(0);
+                if self.still_applies(&action) {
+                    self.pending = Some(action.clone());
+                    return action;
+                }
+                continue;
+            }
+            self.close_stage();
+            if self.stage >= 6 {
+                return Action::Finish;
+            }
+            self.stage += 1;
+            self.queue = self.plan_stage(self.stage);
+        }
+    }
+
+    fn still_applies(&self, a: &Action) -> bool {
+        match a {
+            Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => messages
+                .iter()
+                .all(|&i| self.fate[i as usize] == Fate::Kept),
+            Action::Offload { message } | Action::Rewrite { message, .. } => {
+                self.fate[*message as usize] == Fate::Kept
+            }
+            Action::Finish => false,
+        }
+    }
+
+    /// The pending action was done: its new message has `tokens`.
+    pub fn done(&mut self, tokens: f64) {
+        let Some(action) = self.pending.take() else {
+            return;
+        };
+        let k = self.written.len() as u32;
+        match action {
+            Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => {
+                let at = messages[0];
+                for &i in &messages {
+                    self.fate[i as usize] = Fate::Summarized;
+                    self.tokens[i as usize] = 0.0;
+                }
+                self.written_at[at as usize] = Some(k);
+                self.stage_count += messages.len();
+                self.written.push(Written {
+                    at,
+                    tokens,
+                    covers: messages,
+                });
+            }
+            Action::Offload { message } | Action::Rewrite { message, .. } => {
+                self.fate[message as usize] = Fate::Rewritten;
+                self.tokens[message as usize] = 0.0;
+                self.written_at[message as usize] = Some(k);
+                self.written.push(Written {
+                    at: message,
+                    tokens,
+                    covers: vec![message],
+                });
+                self.stage_count += 1;
+            }
+            Action::Finish => {}
+        }
+    }
+
+    /// The pending action could not be done (the summarizer failed): move on.
+    pub fn skip(&mut self) {
+        self.pending = None;
+    }
+
+    /// The reduction: what the stages wrote, then — if the targets are still missed — the
+    /// oldest removable groups dropped.
+    pub fn finish(mut self) -> Result<Reduction, ReduceError> {
+        self.close_stage();
+        let before = self.t.total_tokens();
+        let mut drops = Drops {
+            removed: vec![false; self.s.groups.len()],
+            tokens: self.total(),
+            messages: self.messages(),
+        };
+        if !self.met() {
+            // What was written stands where its first original stood, with its tokens, and
+            // goes with that group if the group goes; its originals stay in `offloaded`.
+            let mut view = self.t.clone();
+            for (i, m) in view.messages.iter_mut().enumerate() {
+                m.tokens = self.tokens[i];
+                if self.fate[i] == Fate::Summarized && self.written_at[i].is_none() {
+                    // Replaced and standing nowhere: counts for nothing.
+                    m.flags |= crate::transcript::flags::SUMMARY;
+                }
+            }
+            for w in &self.written {
+                view.messages[w.at as usize].tokens = w.tokens;
+            }
+            // The same groups, with the tokens they have now.
+            let now = Structure::of(&view);
+            drops = choose_drops(
+                &view,
+                &now,
+                &self.protection,
+                self.config,
+                &self.targets,
+                0..self.s.groups.len(),
+            );
+            let dropped: usize = self
+                .s
+                .groups
+                .iter()
+                .enumerate()
+                .filter(|(g, _)| drops.removed[*g])
+                .map(|(_, grp)| {
+                    grp.range()
+                        .filter(|&i| {
+                            self.fate[i] != Fate::Summarized || self.written_at[i].is_some()
+                        })
+                        .count()
+                })
+                .sum();
+            if dropped > 0 {
+                self.events.push(CompressionEvent {
+                    kind: "truncate",
+                    messages: dropped,
+                    tokens_before: self.total(),
+                    tokens_after: drops.tokens,
+                });
+            }
+        }
+        let over_budget = check_budget(self.config, &self.targets, drops.tokens, drops.messages)?;
+        let mut output = Vec::with_capacity(self.t.len());
+        for (g, group) in self.s.groups.iter().enumerate() {
+            for i in group.range() {
+                if drops.removed[g] {
+                    match self.written_at[i] {
+                        Some(k) => {
+                            for &c in &self.written[k as usize].covers {
+                                self.fate[c as usize] = Fate::Dropped;
+                            }
+                        }
+                        None if self.fate[i] == Fate::Kept => self.fate[i] = Fate::Dropped,
+                        None => {}
+                    }
+                    continue;
+                }
+                if let Some(k) = self.written_at[i] {
+                    output.push(Slot::New(k));
+                } else if self.fate[i] == Fate::Kept {
+                    output.push(Slot::Input(i as u32));
+                }
+            }
+        }
+        let reduced = self.fate.iter().any(|f| *f != Fate::Kept);
+        Ok(Reduction {
+            reduced,
+            fate: self.fate,
+            output,
+            tokens_before: before,
+            tokens_after: drops.tokens,
+            over_budget,
+            events: self.events,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OptionValue::{Bool, Number};
+    use crate::transcript::{LinkKind, MessageInfo};
+    use crate::Format;
+
+    /// An agent session: per round a user input, `calls` tool calls each with one large
+    /// result, and an answer.
+    fn session(rounds: usize, calls: usize, result_tokens: f64) -> Transcript {
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 50.0));
+        let mut key = 0;
+        for _ in 0..rounds {
+            t.push(MessageInfo::new(Role::User, 30.0));
+            for _ in 0..calls {
+                t.push(MessageInfo::new(Role::Assistant, 20.0));
+                t.link(LinkKind::Call, key);
+                t.push(MessageInfo::new(Role::Tool, result_tokens));
+                t.link(LinkKind::Result, key);
+                key += 1;
+            }
+            t.push(MessageInfo::new(Role::Assistant, 60.0));
+        }
+        t
+    }
+
+    /// Runs the machine with fixed sizes for what it writes.
+    fn run(t: &Transcript, config: &Config) -> (Reduction, Vec<Action>) {
+        let mut p = Progressive::new(t, config);
+        let mut actions = Vec::new();
+        loop {
+            let a = p.next_action();
+            let tokens = match &a {
+                Action::Finish => break,
+                Action::CompressRun { messages } => 20.0 * messages.len() as f64,
+                Action::Offload { .. } => 70.0,
+                Action::SummarizeRounds { .. } => 100.0,
+                Action::Rewrite { target_tokens, .. } => *target_tokens,
+            };
+            actions.push(a);
+            p.done(tokens);
+        }
+        (p.finish().unwrap(), actions)
+    }
+
+    fn config(pairs: &[(&str, crate::config::OptionValue)]) -> Config {
+        Config::from_pairs(pairs).unwrap()
+    }
+
+    #[test]
+    fn tool_runs_go_first_and_it_stops_when_the_target_is_met() {
+        let t = session(6, 4, 300.0);
+        let total = t.total_tokens();
+        let c = config(&[
+            ("maxTokens", Number(total * 0.9)),
+            ("targetTokens", Number(total * 0.7)),
+        ]);
+        let (r, actions) = run(&t, &c);
+        assert!(matches!(actions[0], Action::CompressRun { .. }));
+        assert!(actions
+            .iter()
+            .all(|a| matches!(a, Action::CompressRun { .. })));
+        assert!(r.tokens_after <= total * 0.7);
+        assert_eq!(r.events[0].kind, "toolRuns");
+        assert!(r.fate.iter().all(|f| *f != Fate::Dropped));
+    }
+
+    #[test]
+    fn large_messages_are_offloaded_outside_keep_last_first() {
+        let t = session(3, 1, 3000.0);
+        let c = config(&[("maxTokens", Number(3000.0)), ("minToolRun", Number(50.0))]);
+        let (r, actions) = run(&t, &c);
+        let offloaded: Vec<u32> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Offload { message } => Some(*message),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            offloaded,
+            vec![3, 7, 11],
+            "the three large tool results, oldest first"
+        );
+        assert!(r.tokens_after <= 2400.0, "{}", r.tokens_after);
+        assert_eq!(r.indices(Fate::Rewritten), vec![3, 7, 11]);
+        assert_eq!(
+            r.output
+                .iter()
+                .filter(|s| matches!(s, Slot::New(_)))
+                .count(),
+            3
+        );
+        assert!(r.indices(Fate::Dropped).is_empty());
+    }
+
+    #[test]
+    fn summarizer_stages_run_only_when_the_light_ones_are_not_enough() {
+        let t = session(5, 4, 200.0);
+        let light = config(&[
+            ("maxTokens", Number(t.total_tokens() - 1.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+        ]);
+        let (_, actions) = run(&t, &light);
+        assert!(!actions
+            .iter()
+            .any(|a| matches!(a, Action::SummarizeRounds { .. })));
+
+        let heavy = config(&[
+            ("maxTokens", Number(900.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+            ("keepSystem", Bool(true)),
+        ]);
+        let t = session(5, 1, 200.0);
+        let (r, actions) = run(&t, &heavy);
+        assert!(actions
+            .iter()
+            .any(|a| matches!(a, Action::SummarizeRounds { .. })));
+        assert!(
+            r.tokens_after <= 720.0 || r.over_budget,
+            "{}",
+            r.tokens_after
+        );
+    }
+
+    #[test]
+    fn without_a_summarizer_and_not_enough_it_drops_as_truncate() {
+        let t = session(8, 1, 100.0);
+        let c = config(&[("maxTokens", Number(400.0)), ("minToolRun", Number(50.0))]);
+        let (r, _) = run(&t, &c);
+        assert!(r.tokens_after <= 320.0 || r.over_budget);
+        assert!(!r.indices(Fate::Dropped).is_empty());
+        assert_eq!(r.events.last().unwrap().kind, "truncate");
+    }
+}
