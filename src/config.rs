@@ -1,7 +1,7 @@
 //! `ReduceConfig` (SPEC §4): parsed from plain option values and validated, with every
 //! default resolved, so the strategies read settled numbers.
 
-use crate::error::ReduceError;
+use crate::error::{show, ReduceError};
 use crate::estimate::{Estimator, Weights};
 use crate::formats::FormatChoice;
 
@@ -162,7 +162,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
             OptionValue::Number(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
             OptionValue::Number(n) => Err(ReduceError::config(
                 key,
-                format!("{key} must be a finite number ≥ 0, got {n}"),
+                format!("{key} must be a finite number ≥ 0, got {}", show(n)),
             )),
             other => Err(ReduceError::config(
                 key,
@@ -175,7 +175,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         match self.number(key)? {
             Some(n) if n <= 0.0 => Err(ReduceError::config(
                 key,
-                format!("{key} must be greater than 0, got {n}"),
+                format!("{key} must be greater than 0, got {}", show(n)),
             )),
             n => Ok(n),
         }
@@ -185,7 +185,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         match self.number(key)? {
             Some(n) if n.fract() != 0.0 || n > u32::MAX as f64 => Err(ReduceError::config(
                 key,
-                format!("{key} must be a whole number, got {n}"),
+                format!("{key} must be a whole number, got {}", show(n)),
             )),
             n => Ok(n.map(|n| n as usize)),
         }
@@ -285,7 +285,11 @@ impl Config {
             (Some(max), Some(t)) if t > max => {
                 return Err(ReduceError::config(
                     "targetTokens",
-                    format!("targetTokens ({t}) must not exceed maxTokens ({max})"),
+                    format!(
+                        "targetTokens ({}) must not exceed maxTokens ({})",
+                        show(t),
+                        show(max)
+                    ),
                 ))
             }
             (Some(_), Some(t)) => c.target_tokens = Some(t),
@@ -359,7 +363,7 @@ impl Config {
                                 format!(
                                     "estimatorWeights.{name} must be a finite number ≥ 0, got {}",
                                     match other {
-                                        OptionValue::Number(n) => n.to_string(),
+                                        OptionValue::Number(n) => show(n),
                                         o => o.type_name().to_string(),
                                     }
                                 ),
@@ -461,7 +465,7 @@ impl Config {
             if x > 1.0 {
                 return Err(ReduceError::config(
                     "currentRoundRatio",
-                    format!("currentRoundRatio must be between 0 and 1, got {x}"),
+                    format!("currentRoundRatio must be between 0 and 1, got {}", show(x)),
                 ));
             }
             c.current_round_ratio = x;

@@ -78,3 +78,48 @@ impl ReduceError {
         }
     }
 }
+
+/// A number for an error message, without pulling float formatting into the wasm build:
+/// whole numbers as they are, others with up to three decimals.
+pub fn show(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let sign = if n < 0.0 { "-" } else { "" };
+    let a = n.abs();
+    if a >= 1e15 {
+        return format!(
+            "{sign}{}e{}",
+            (a / 10f64.powi(a.log10() as i32)) as u64,
+            a.log10() as i32
+        );
+    }
+    let whole = a.trunc() as u64;
+    let milli = ((a - a.trunc()) * 1000.0).round() as u64;
+    match milli {
+        0 => format!("{sign}{whole}"),
+        1000 => format!("{sign}{}", whole + 1),
+        _ => {
+            let frac = format!("{milli:03}");
+            format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show;
+
+    #[test]
+    fn numbers_read_as_javascript_writes_them() {
+        assert_eq!(show(1000.0), "1000");
+        assert_eq!(show(-1.0), "-1");
+        assert_eq!(show(2.5), "2.5");
+        assert_eq!(show(0.125), "0.125");
+        assert_eq!(show(f64::NAN), "NaN");
+        assert_eq!(show(f64::NEG_INFINITY), "-Infinity");
+    }
+}

@@ -223,7 +223,7 @@ const LABEL = { kept: "kept", dropped: "dropped", summarized: "summarized", offl
 const WHY = {
   system: "system prompt",
   summary: "earlier summary",
-  keepLast: "keepLast",
+  keepLast: "newest (keepLast)",
   latestUserInput: "latest user input",
   startOnUser: "first user message",
 };

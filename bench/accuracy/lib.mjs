@@ -101,7 +101,7 @@ export function classCounts(estimateTokens, msg) {
 export function estimateFromCounts(counts, weights, overhead = OVERHEAD) {
   let s = 0;
   for (let i = 0; i < CLASS_NAMES.length; i++) s += counts[i] * weights[CLASS_NAMES[i]];
-  return overhead + Math.ceil(s - 1e-9);
+  return overhead + Math.ceil(s); // same order of operations as the Rust sum
 }
 
 // ---------------------------------------------------------------- fitting

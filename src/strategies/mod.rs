@@ -7,7 +7,7 @@ pub mod truncate;
 
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, OnOverBudget};
-use crate::error::{ErrorCode, ReduceError};
+use crate::error::{show, ErrorCode, ReduceError};
 use crate::protect::{is_conversation, starts_on_user, starts_on_user_required, Protection};
 use crate::structure::Structure;
 use crate::transcript::Transcript;
@@ -152,9 +152,10 @@ pub(crate) fn check_budget(
         return Err(ReduceError::new(
             ErrorCode::BudgetUnreachable,
             format!(
-                "the protected messages alone need {tokens} tokens and {messages} messages, \
+                "the protected messages alone need {} tokens and {messages} messages, \
                  over the targets ({}); raise the budget, lower keepLast, or use \
                  onOverBudget: \"bestEffort\"",
+                show(tokens),
                 describe_targets(targets)
             ),
         ));
@@ -209,7 +210,7 @@ pub(crate) fn drop_reduction(
 fn describe_targets(targets: &Targets) -> String {
     let mut parts = Vec::new();
     if let Some(t) = targets.tokens {
-        parts.push(format!("targetTokens {t}"));
+        parts.push(format!("targetTokens {}", show(t)));
     }
     if let Some(m) = targets.messages {
         parts.push(format!("targetMessages {m}"));

@@ -13,7 +13,7 @@ use super::js::{
     Outcome, Reading,
 };
 use crate::config::{OnSummarizerError, SummaryRole};
-use crate::error::{ErrorCode, ReduceError};
+use crate::error::{show, ErrorCode, ReduceError};
 use crate::strategies::{summarize, Reduction};
 use crate::transcript::Transcript;
 use crate::{plan_summary, SummaryStep};
@@ -67,11 +67,13 @@ impl Failure {
             Failure::Rejected(e) => format!("the summarizer rejected: {}", describe_error(e)),
             Failure::Timeout => format!(
                 "the summarizer did not answer within timeoutMs ({} ms)",
-                timeout.unwrap_or_default()
+                show(timeout.unwrap_or_default())
             ),
             Failure::Invalid(e) => describe_error(e),
             Failure::TooLarge(tokens, max) => format!(
-                "the summary has {tokens} tokens, over summaryMaxTokens ({max}); ask the summarizer for less, or raise summaryMaxTokens"
+                "the summary has {} tokens, over summaryMaxTokens ({}); ask the summarizer for less, or raise summaryMaxTokens",
+                show(*tokens),
+                show(*max)
             ),
         }
     }

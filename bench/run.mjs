@@ -1,0 +1,627 @@
+// `make bench`: the benchmark suite of issue 4, in one Node process.
+//
+//   node bench/run.mjs                 full run (100 … 100,000 messages), ~2–3 minutes on 2 cores
+//   BENCH_QUICK=1 node bench/run.mjs   CI run (100 … 10,000 messages, fewer rounds), < 30 s
+//   CHR_PKG=build/pkg-x node bench/run.mjs   another build of the package (a directory or
+//                                       its node.js; default: ../pkg/node.js from this file)
+//
+// Contenders trim a generated agent conversation (generate.mjs) to 25% of its estimated
+// tokens. Every size runs the contenders in interleaved rounds (one call of each per round,
+// in a rotating order, a young-generation GC before each sample) and reports medians, so a slow phase of the
+// machine hits every contender alike. Then the scenarios of issue 4: repeated turns, the
+// summarizer's call count, the .wasm's size, start-up, and memory after many calls.
+// Results also go to bench/results/latest.json.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { gzipSync } from "node:zlib";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } from "@langchain/core/messages";
+import { pruneMessages } from "ai";
+import { describeConversation, generateConversation, generateTurns } from "./generate.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const QUICK = process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true";
+const SEED = Number(process.env.BENCH_SEED ?? 42);
+const SHARE = 0.25; // trim to 25% of the conversation's estimated tokens
+
+const P = QUICK
+  ? {
+    sizes: [100, 1_000, 10_000], rounds: { 100: 21, 1_000: 11, 10_000: 5 }, sampleMs: 1,
+    langchainBudgetMs: 4_000, langchainSkipMs: 5_000,
+    turns: 50, statelessTurns: 10, summaryTurns: 200, startups: 3, memoryCalls: 20_000,
+  }
+  : {
+    sizes: [100, 1_000, 10_000, 100_000], rounds: { 100: 61, 1_000: 41, 10_000: 15, 100_000: 7 }, sampleMs: 2,
+    langchainBudgetMs: 15_000, langchainSkipMs: 30_000,
+    turns: 200, statelessTurns: 50, summaryTurns: 200, startups: 7, memoryCalls: 100_000,
+  };
+
+// ---- the package ------------------------------------------------------------------------
+
+function packageEntry() {
+  const given = process.env.CHR_PKG;
+  if (!given) return join(HERE, "../pkg/node.js");
+  const path = resolve(given);
+  return existsSync(path) && statSync(path).isDirectory() ? join(path, "node.js") : path;
+}
+const ENTRY = packageEntry();
+if (!existsSync(ENTRY)) {
+  console.error(`bench: no package at ${ENTRY}; build it (bash scripts/build.sh) or set CHR_PKG`);
+  process.exit(1);
+}
+const PKG_DIR = dirname(ENTRY);
+const GLUE = join(PKG_DIR, "dist/chat_history_reducer.js");
+const WASM = join(PKG_DIR, "dist/chat_history_reducer_bg.wasm");
+const chr = await import(pathToFileURL(ENTRY).href);
+
+// A full GC between samples, outside the timings (the flag can be set at run time).
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
+
+// ---- helpers ----------------------------------------------------------------------------
+
+const now = () => performance.now();
+const median = (xs) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const ms = (x) => (x === undefined || Number.isNaN(x) ? "—" : x < 0.01 ? `${(x * 1000).toFixed(2)} µs` : x < 1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x < 1000 ? x.toFixed(1) : x.toFixed(0));
+const int = (x) => x.toLocaleString("en-US");
+const pad = (s, n) => String(s).padStart(n);
+const padEnd = (s, n) => String(s).padEnd(n);
+let sink = 0; // keeps every result alive past its timing
+const consume = (x) => { sink = (sink + (Array.isArray(x) ? x.length : x && x.messages ? x.messages.length : 1)) | 0; };
+
+// ---- the peers --------------------------------------------------------------------------
+
+/** Tokens of one OpenAI message the way `estimator: "length"` counts them (SPEC §3): per
+ * message 3, plus ceil(length / 4) for each text: role, name, content, each call's id, name
+ * and arguments, the result's tool_call_id. */
+const ROLE_TOKENS = { system: 2, developer: 3, user: 1, assistant: 3, tool: 1 };
+function lengthTokens(m) {
+  let t = 3 + (ROLE_TOKENS[m.role] ?? Math.ceil(m.role.length / 4));
+  if (typeof m.content === "string") t += Math.ceil(m.content.length / 4);
+  if (typeof m.name === "string") t += Math.ceil(m.name.length / 4);
+  const calls = m.tool_calls;
+  if (calls !== undefined && calls !== null) {
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k];
+      t += Math.ceil(c.id.length / 4) + Math.ceil(c.function.name.length / 4) + Math.ceil(c.function.arguments.length / 4);
+    }
+  }
+  if (typeof m.tool_call_id === "string") t += Math.ceil(m.tool_call_id.length / 4);
+  return t;
+}
+
+/**
+ * The plain loop: what an application would write by hand. Keeps the leading system
+ * messages, walks back from the end summing length/4 over whole tool groups (an assistant
+ * message with its tool results), always keeps the current round (from the latest user
+ * message), then starts the kept part on a user message.
+ */
+export function plainTrim(messages, maxTokens) {
+  const n = messages.length;
+  let start = 0, total = 0;
+  while (start < n && (messages[start].role === "system" || messages[start].role === "developer")) {
+    total += lengthTokens(messages[start]);
+    start++;
+  }
+  let cut = n, seenUser = false, i = n - 1;
+  while (i >= start) {
+    let j = i, group = 0;
+    while (j > start && messages[j].role === "tool") group += lengthTokens(messages[j--]);
+    group += lengthTokens(messages[j]);
+    if (seenUser && cut < n && total + group > maxTokens) break;
+    total += group;
+    cut = j;
+    if (messages[j].role === "user") seenUser = true;
+    i = j - 1;
+  }
+  while (cut < n && messages[cut].role !== "user") cut++;
+  const out = messages.slice(0, start);
+  for (let k = cut; k < n; k++) out.push(messages[k]);
+  return out;
+}
+
+/** OpenAI → LangChain.js messages (done once, outside the timings). */
+function toLangChain(messages) {
+  return messages.map((m) => {
+    switch (m.role) {
+      case "system": return new SystemMessage(m.content);
+      case "user": return new HumanMessage(m.content);
+      case "tool": return new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id });
+      default: return new AIMessage({
+        content: m.content ?? "",
+        tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments), type: "tool_call" })),
+        // As LangChain's OpenAI adapter keeps them: the raw calls, arguments as text.
+        additional_kwargs: m.tool_calls ? { tool_calls: m.tool_calls } : {},
+      });
+    }
+  });
+}
+
+/** LangChain's tokenCounter: the same length/4 count as ours and the plain loop. */
+const LC_ROLE_TOKENS = { system: 2, human: 1, ai: 3, tool: 1 };
+function langchainCounter(msgs) {
+  let sum = 0;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    sum += 3 + LC_ROLE_TOKENS[m.type];
+    if (typeof m.content === "string") sum += Math.ceil(m.content.length / 4);
+    const calls = m.additional_kwargs?.tool_calls;
+    if (calls) {
+      for (const c of calls) {
+        sum += Math.ceil(c.id.length / 4) + Math.ceil(c.function.name.length / 4) + Math.ceil(c.function.arguments.length / 4);
+      }
+    }
+    if (m.type === "tool") sum += Math.ceil(m.tool_call_id.length / 4);
+  }
+  return sum;
+}
+
+/** OpenAI → AI SDK `ModelMessage` (done once, outside the timings). */
+function toModelMessages(messages) {
+  const names = new Map();
+  return messages.map((m) => {
+    switch (m.role) {
+      case "system": return { role: "system", content: m.content };
+      case "user": return { role: "user", content: m.content };
+      case "tool": return {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: m.tool_call_id, toolName: names.get(m.tool_call_id), output: { type: "text", value: m.content } }],
+      };
+      default: {
+        if (!m.tool_calls) return { role: "assistant", content: m.content ?? "" };
+        const parts = m.content ? [{ type: "text", text: m.content }] : [];
+        for (const c of m.tool_calls) {
+          names.set(c.id, c.function.name);
+          parts.push({ type: "tool-call", toolCallId: c.id, toolName: c.function.name, input: JSON.parse(c.function.arguments) });
+        }
+        return { role: "assistant", content: parts };
+      }
+    }
+  });
+}
+const PRUNE = { reasoning: "before-last-message", toolCalls: "before-last-2-messages", emptyMessages: "remove" };
+
+// ---- interleaved rounds -----------------------------------------------------------------
+
+/** Runs c once (awaiting when it is async) and returns its output. */
+const once = async (c) => (c.async ? await c.run() : c.run());
+
+/** First call (bounds every later one), warm-up, and calls per sample so a sample lasts ≥ sampleMs. */
+async function calibrate(c) {
+  gc({ type: "minor" });
+  let t = now();
+  c.output = await once(c);
+  c.first = now() - t;
+  const times = [];
+  let spent = c.first;
+  while (spent < 40 && times.length < 30 && c.first < 200) {
+    t = now();
+    consume(await once(c));
+    const d = now() - t;
+    times.push(d);
+    spent += d;
+  }
+  const estimate = times.length ? median(times) : c.first;
+  c.perSample = Math.max(1, Math.min(5_000, Math.ceil(P.sampleMs / Math.max(estimate, 1e-4))));
+  c.estimate = estimate;
+}
+
+async function sample(c) {
+  gc({ type: "minor" }); // a young-generation GC only: a full gc() before every call slows the next calls
+  const k = c.perSample;
+  const t = now();
+  if (c.async) for (let i = 0; i < k; i++) consume(await c.run());
+  else for (let i = 0; i < k; i++) consume(c.run());
+  c.samples.push((now() - t) / k);
+}
+
+let langchainLast; // { n, median } of the previous size, to predict the next (quadratic)
+
+async function benchSize(n) {
+  const t0 = now();
+  const conv = generateConversation(n, { seed: SEED });
+  const shape = describeConversation(conv);
+  const genMs = now() - t0;
+  const tokensDefault = chr.estimateTokens(conv);
+  const tokensLength = chr.estimateTokens(conv, { estimator: "length", charsPerToken: 4 });
+  const budgetDefault = Math.floor(SHARE * tokensDefault);
+  const budgetLength = Math.floor(SHARE * tokensLength);
+  // targetTokens = maxTokens: trim to the budget itself (the default target is 0.8 × maxTokens).
+  const cfgDefault = { maxTokens: budgetDefault, targetTokens: budgetDefault };
+  const cfgLength = { maxTokens: budgetLength, targetTokens: budgetLength, estimator: "length", charsPerToken: 4 };
+
+  // LangChain is quadratic: predict this size from the last one, and skip it when too slow.
+  let lcSkip;
+  if (langchainLast) {
+    const predicted = langchainLast.median * (n / langchainLast.n) ** 2;
+    if (predicted > P.langchainSkipMs) lcSkip = `skipped (>${P.langchainSkipMs / 1000} s; predicted ${(predicted / 1000).toFixed(0)} s a call)`;
+  }
+  const lc = lcSkip ? undefined : toLangChain(conv);
+  const lcOptions = { maxTokens: budgetLength, strategy: "last", startOn: "human", includeSystem: true, allowPartial: false, tokenCounter: langchainCounter };
+  const model = toModelMessages(conv);
+
+  const contenders = [
+    { key: "ours", label: "reduceSync (default estimator)", run: () => chr.reduceSync(conv, cfgDefault) },
+    { key: "oursLength", label: "reduceSync (length, 4 chars/token)", run: () => chr.reduceSync(conv, cfgLength) },
+    { key: "langchain", label: "LangChain trimMessages", async: true, run: () => trimMessages(lc, lcOptions), skip: lcSkip },
+    { key: "aiSdk", label: "AI SDK pruneMessages (no budget)", run: () => pruneMessages({ messages: model, ...PRUNE }) },
+    { key: "plain", label: "plain JS loop (length/4)", run: () => plainTrim(conv, budgetLength) },
+  ];
+  const rounds = P.rounds[n] ?? 5;
+  for (const c of contenders) {
+    c.samples = [];
+    c.rounds = rounds;
+    if (c.skip) continue;
+    await calibrate(c);
+    if (c.key === "langchain") {
+      // Bounded: as many rounds as fit its time budget (at least the one measured above).
+      c.rounds = Math.max(1, Math.min(rounds, Math.floor(P.langchainBudgetMs / (c.estimate * c.perSample))));
+      if (c.rounds === 1 && c.first > P.langchainBudgetMs / 2) {
+        c.samples.push(c.first); // the measured call is the only sample
+        c.rounds = 0;
+      }
+    }
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const c = contenders[(r + k) % contenders.length];
+      if (c.skip || c.samples.length >= c.rounds) continue;
+      await sample(c);
+    }
+  }
+
+  // What each kept, and whether those that should agree do.
+  const index = new Map(conv.map((m, i) => [m, i]));
+  const rDefault = contenders[0].output, rLength = contenders[1].output;
+  const plainKept = contenders[4].output.map((m) => index.get(m));
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const agreement = {
+    oursLengthVsPlain: same(rLength.kept, plainKept),
+    oursLengthKept: rLength.kept.length,
+    plainKept: plainKept.length,
+    oursOverBudget: rLength.overBudget,
+    differing: rLength.kept.filter((i) => !plainKept.includes(i)).length + plainKept.filter((i) => !rLength.kept.includes(i)).length,
+  };
+  const lcOut = contenders[2].output;
+  if (lcOut) {
+    agreement.langchainKept = lcOut.length;
+    agreement.langchainSameMessages = lcOut.length === rLength.kept.length &&
+      lcOut.every((m, k) => m.content === (conv[rLength.kept[k]].content ?? ""));
+  }
+  const aiOut = contenders[3].output;
+  const aiTokens = chr.estimateTokens(aiOut, { format: "vercel", estimator: "length", charsPerToken: 4 });
+  const aiModelTokens = chr.estimateTokens(model, { format: "vercel", estimator: "length", charsPerToken: 4 });
+
+  const res = {
+    n, generateMs: genMs, chars: shape.chars, roles: shape.roles, bigToolResults: shape.bigToolResults,
+    tokens: { default: tokensDefault, length: tokensLength },
+    budget: { default: budgetDefault, length: budgetLength },
+    kept: {
+      ours: rDefault.kept.length, oursLength: rLength.kept.length, plain: plainKept.length,
+      langchain: lcOut ? lcOut.length : null, aiSdk: aiOut.length,
+    },
+    tokensAfter: { ours: rDefault.tokensAfter, oursLength: rLength.tokensAfter },
+    aiSdkTokenShare: aiTokens / aiModelTokens,
+    agreement,
+    contenders: {},
+  };
+  for (const c of contenders) {
+    res.contenders[c.key] = c.skip
+      ? { label: c.label, skipped: c.skip }
+      : {
+        label: c.label, medianMs: median(c.samples), minMs: Math.min(...c.samples), p90Ms: quantile(c.samples, 0.9),
+        firstMs: c.first, samples: c.samples.length, callsPerSample: c.perSample,
+      };
+  }
+  const lcRes = res.contenders.langchain;
+  if (!lcRes.skipped) langchainLast = { n, median: lcRes.medianMs };
+  const m = (k) => res.contenders[k].medianMs;
+  res.ratios = {
+    oursVsLangchain: m("ours") / m("langchain"),
+    oursLengthVsLangchain: m("oursLength") / m("langchain"),
+    oursLengthVsPlain: m("oursLength") / m("plain"),
+    oursVsPlain: m("ours") / m("plain"),
+    oursLengthVsAiSdk: m("oursLength") / m("aiSdk"),
+    oursVsAiSdk: m("ours") / m("aiSdk"),
+  };
+  const took = ((now() - t0) / 1000).toFixed(1);
+  console.error(`[bench] ${int(n)} messages: ${int(shape.chars)} chars, ${int(tokensDefault)} tokens (default estimator), done in ${took} s`);
+  return res;
+}
+
+// ---- scenario (a): repeated turns ---------------------------------------------------------
+
+/** The first `n` messages of the generated conversation (whole groups) and the groups after. */
+function historyAndContinuation(n, seed) {
+  const history = [];
+  const turns = generateTurns(seed); // iterated by hand: a for-of break would close it
+  while (history.length < n) history.push(...turns.next().value);
+  const more = [];
+  const next = () => {
+    while (more.length === 0) more.push(...turns.next().value);
+    return JSON.parse(JSON.stringify(more.shift()));
+  };
+  return { history: JSON.parse(JSON.stringify(history)), next };
+}
+
+function repeatedTurns() {
+  const { history: base, next } = historyAndContinuation(10_000, SEED);
+  const tokens = chr.estimateTokens(base);
+  const config = { maxTokens: Math.floor(SHARE * tokens) }; // default target: 0.8 × maxTokens
+  const appended = Array.from({ length: P.turns }, next);
+
+  // The way an app uses it: reduce, send the result, append the next message to the result.
+  gc();
+  let t = now();
+  let r = chr.reduceSync(base, config);
+  const first = now() - t;
+  let history = r.messages;
+  const firstKept = history.length;
+  const times = [];
+  let reductions = 0;
+  for (const m of appended) {
+    history.push(m);
+    t = now();
+    r = chr.reduceSync(history, config);
+    times.push(now() - t);
+    if (r.reduced) reductions++;
+    history = r.messages;
+  }
+  // For comparison: reducing the whole, ever-growing history again every turn.
+  const full = base.slice();
+  const stateless = [];
+  for (let i = 0; i < P.statelessTurns; i++) {
+    full.push(appended[i]);
+    t = now();
+    consume(chr.reduceSync(full, config));
+    stateless.push(now() - t);
+  }
+  return {
+    messages: base.length, turns: P.turns, maxTokens: config.maxTokens,
+    firstCallMs: first, firstKept, medianTurnMs: median(times), p90TurnMs: quantile(times, 0.9), maxTurnMs: Math.max(...times),
+    reductionsAfterFirst: reductions, finalMessages: history.length,
+    turnOverFirst: median(times) / first,
+    statelessMedianMs: median(stateless), statelessTurns: P.statelessTurns,
+  };
+}
+
+// ---- scenario (b): the summarizer's calls --------------------------------------------------
+
+async function summarizerTurns() {
+  const { history: start, next } = historyAndContinuation(12, SEED + 1);
+  const appended = Array.from({ length: P.summaryTurns }, next);
+  let calls = 0;
+  const summarizer = async ({ messages, previousSummary }) => {
+    calls++;
+    return `${previousSummary ? "Earlier: covered. " : ""}The user and the agent went through ${messages.length} messages of tool lookups.`;
+  };
+  const config = { strategy: "summarize", targetMessages: 20, thresholdMessages: 5, summarizer };
+
+  // reduce() each turn, applying its result.
+  let history = start.slice();
+  const times = [];
+  let reductions = 0, maxLength = 0;
+  for (const m of appended) {
+    history.push(m);
+    const t = now();
+    const r = await chr.reduce(history, config);
+    times.push(now() - t);
+    if (r.reduced) reductions++;
+    history = r.messages;
+    maxLength = Math.max(maxLength, history.length);
+  }
+  const reduceCalls = calls;
+
+  // The same with ChatHistory: push, then prepare() before each model call.
+  calls = 0;
+  const chat = new chr.ChatHistory(config, start.slice());
+  for (const m of appended) {
+    chat.push(m);
+    await chat.prepare();
+  }
+  const stats = chat.stats();
+  return {
+    turns: P.summaryTurns, summarizerCalls: reduceCalls, reductions, baselineCalls: P.summaryTurns,
+    callsSaved: 1 - reduceCalls / P.summaryTurns, medianTurnMs: median(times), maxMessagesSent: maxLength,
+    chatHistory: { summarizerCalls: calls, statsSummarizerCalls: stats.summarizerCalls, reductions: stats.reductions, messages: chat.messages.length },
+  };
+}
+
+// ---- size, start-up, memory ---------------------------------------------------------------
+
+function sizeAndStartup() {
+  const bytes = readFileSync(WASM);
+  const runs = [];
+  for (let i = 0; i < P.startups; i++) {
+    const out = execFileSync(process.execPath, [join(HERE, "startup.mjs"), GLUE], { encoding: "utf8" });
+    runs.push(JSON.parse(out.trim().split("\n").pop()));
+  }
+  const med = (k) => median(runs.map((r) => r[k]));
+  return {
+    wasmBytes: bytes.length, wasmGzipBytes: gzipSync(bytes, { level: 9 }).length,
+    processes: runs.length,
+    compileMs: med("compileMs"), instantiateMs: med("instantiateMs"), firstCallMs: med("firstCallMs"),
+    initToFirstResultMs: med("initToFirstResultMs"), importAndReadMs: med("importAndReadMs"),
+  };
+}
+
+/** A fresh instance in this process: a fresh copy of the glue (cache-busting query), a fresh module. */
+async function freshInstance(tag) {
+  const api = await import(`${pathToFileURL(GLUE).href}?v=${tag}`);
+  const bytes = readFileSync(WASM);
+  const t0 = now();
+  const module = new WebAssembly.Module(bytes);
+  const exports = api.initSync({ module });
+  return { api, exports, initMs: now() - t0 };
+}
+
+async function memory() {
+  const { api, exports } = await freshInstance("memory");
+  const conv = generateConversation(30, { seed: SEED + 2 });
+  const config = { maxTokens: Math.floor(SHARE * api.estimateTokens(conv)) };
+  const bad = { maxTokens: -1 };
+  const pages = () => exports.memory.buffer.byteLength;
+  let errors = 0, afterFirst = 0;
+  const t0 = now();
+  for (let i = 1; i <= P.memoryCalls; i++) {
+    // Every 100th call takes the error path (an invalid config), the rest reduce.
+    if (i % 100 === 0) {
+      try { api.reduceSync(conv, bad); } catch { errors++; }
+    } else {
+      consume(api.reduceSync(conv, config));
+    }
+    if (i === 1_000) afterFirst = pages();
+  }
+  const afterAll = pages();
+  return {
+    calls: P.memoryCalls, errorCalls: errors, memoryAfter1000: afterFirst, memoryAfterAll: afterAll,
+    grew: afterAll > afterFirst, perCallUs: ((now() - t0) * 1000) / P.memoryCalls,
+  };
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+function printTable(results) {
+  const cols = results.map((r) => r.n);
+  const W = 15, L = 40;
+  const head = padEnd("", L) + cols.map((n) => pad(int(n), W)).join("");
+  const row = (label, f) => console.log(padEnd(label, L) + results.map((r) => pad(f(r), W)).join(""));
+  console.log(`\nMedian ms per call (interleaved rounds; samples in the JSON)`);
+  console.log(head);
+  for (const key of ["ours", "oursLength", "langchain", "aiSdk", "plain"]) {
+    row(results[0].contenders[key].label, (r) => {
+      const c = r.contenders[key];
+      return c.skipped ? "skipped" : ms(c.medianMs);
+    });
+  }
+  for (const r of results) {
+    const c = r.contenders.langchain;
+    if (c.skipped) console.log(`  LangChain at ${int(r.n)}: ${c.skipped}`);
+    else if (c.samples < (P.rounds[r.n] ?? 0)) console.log(`  LangChain at ${int(r.n)}: ${c.samples} sample(s) (bounded to ~${P.langchainBudgetMs / 1000} s)`);
+  }
+  console.log(`\nRatios: ours ÷ peer (median ms; below 1 = ours faster)`);
+  console.log(head);
+  const rr = (label, key) => row(label, (r) => {
+    const x = r.ratios[key];
+    return Number.isFinite(x) ? (x < 0.01 ? x.toFixed(4) : x < 0.1 ? x.toFixed(3) : x.toFixed(2)) : "—";
+  });
+  rr("default ÷ trimMessages", "oursVsLangchain");
+  rr("length ÷ trimMessages", "oursLengthVsLangchain");
+  rr("length ÷ plain loop", "oursLengthVsPlain");
+  rr("default ÷ plain loop", "oursVsPlain");
+  rr("length ÷ pruneMessages", "oursLengthVsAiSdk");
+  rr("default ÷ pruneMessages", "oursVsAiSdk");
+  console.log(`\nWhat each kept (budget: 25% of the estimated tokens)`);
+  console.log(head);
+  row("characters in the conversation", (r) => int(r.chars));
+  row("tokens, default estimator", (r) => int(r.tokens.default));
+  row("tokens, length/4", (r) => int(r.tokens.length));
+  row("kept: ours default / length", (r) => `${r.kept.ours}/${r.kept.oursLength}`);
+  row("kept: plain loop", (r) => r.kept.plain);
+  row("kept: trimMessages", (r) => r.kept.langchain ?? "skipped");
+  row("kept: pruneMessages (all msgs)", (r) => `${r.kept.aiSdk} (${(100 * r.aiSdkTokenShare).toFixed(0)}% tok)`);
+  row("ours length = plain loop?", (r) => (r.agreement.oursLengthVsPlain ? "same" : `${r.agreement.differing} differ`));
+  row("ours length = trimMessages?", (r) => (r.agreement.langchainKept === undefined ? "—" : r.agreement.langchainSameMessages ? "same" : "differ"));
+  console.log(`  pruneMessages only strips tool calls/results before the last 2 messages: it has no token budget.`);
+}
+
+function targets(results, turns, summary, mem) {
+  const at = (n) => results.find((r) => r.n === n);
+  const list = [];
+  const add = (name, value, pass) => list.push({ name, value, pass });
+  const r10 = at(10_000);
+  if (r10) {
+    const lc = r10.contenders.langchain;
+    if (lc.skipped) add("10,000 msgs: reduceSync ≥100× faster than trimMessages", "trimMessages skipped", null);
+    else {
+      add("10,000 msgs: reduceSync (default) ≥100× faster than trimMessages", `${(1 / r10.ratios.oursVsLangchain).toFixed(0)}×`, r10.ratios.oursVsLangchain <= 0.01);
+      add("10,000 msgs: reduceSync (length) ≥100× faster than trimMessages", `${(1 / r10.ratios.oursLengthVsLangchain).toFixed(0)}×`, r10.ratios.oursLengthVsLangchain <= 0.01);
+    }
+    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${r10.ratios.oursLengthVsPlain.toFixed(2)}×`, r10.ratios.oursLengthVsPlain <= 5);
+  }
+  const r100k = at(100_000);
+  if (r100k) {
+    add("100,000 msgs: reduceSync (default) under 50 ms", `${ms(r100k.contenders.ours.medianMs)} ms`, r100k.contenders.ours.medianMs < 50);
+    add("100,000 msgs: reduceSync (length) under 50 ms", `${ms(r100k.contenders.oursLength.medianMs)} ms`, r100k.contenders.oursLength.medianMs < 50);
+  } else {
+    add("100,000 msgs under 50 ms", "not run (BENCH_QUICK)", null);
+  }
+  add("repeated turns: a turn ≤ 1/5 of the first call", `${ms(turns.medianTurnMs)} / ${ms(turns.firstCallMs)} ms = ${turns.turnOverFirst.toFixed(3)}`, turns.turnOverFirst <= 0.2);
+  add("summarizer: fewer calls than one per turn", `${summary.summarizerCalls} vs ${summary.baselineCalls}`, summary.summarizerCalls < summary.baselineCalls);
+  add(`memory: ${int(mem.calls)} calls leave memory ≤ after 1,000`, `${int(mem.memoryAfterAll)} vs ${int(mem.memoryAfter1000)} bytes`, !mem.grew);
+  return list;
+}
+
+// ---- main ---------------------------------------------------------------------------------
+
+const started = now();
+const wasmBytes = readFileSync(WASM);
+console.log(`chat-history-reducer benchmark${QUICK ? " (BENCH_QUICK)" : ""}: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim() ?? "cpu"}`);
+console.log(`package ${PKG_DIR}; conversations from bench/generate.mjs (seed ${SEED}); trimming to ${SHARE * 100}% of the estimated tokens`);
+console.log(`reduceSync config: { maxTokens: budget, targetTokens: budget } (+ estimator: "length", charsPerToken: 4); truncate, startOn user`);
+
+const results = [];
+for (const n of P.sizes) {
+  results.push(await benchSize(n));
+  gc();
+}
+printTable(results);
+
+gc();
+const turns = repeatedTurns();
+console.log(`\n(a) Repeated turns: ${int(turns.messages)}-message history, ${turns.turns} turns of one appended message, reduceSync each turn (maxTokens ${int(turns.maxTokens)}, result applied)`);
+console.log(`    first call ${ms(turns.firstCallMs)} ms (kept ${turns.firstKept}); per turn median ${ms(turns.medianTurnMs)} ms, p90 ${ms(turns.p90TurnMs)}, max ${ms(turns.maxTurnMs)}; ` +
+  `turn ÷ first = ${turns.turnOverFirst.toFixed(3)}; reduced again on ${turns.reductionsAfterFirst} turns`);
+console.log(`    without applying the result (whole history each turn, ${turns.statelessTurns} turns): median ${ms(turns.statelessMedianMs)} ms`);
+
+const summary = await summarizerTurns();
+console.log(`\n(b) Summarizer: ${summary.turns} turns, reduce({strategy: "summarize", targetMessages: 20, thresholdMessages: 5}) each turn, result applied`);
+console.log(`    summarizer calls ${summary.summarizerCalls} vs ${summary.baselineCalls} summarizing every turn (${(100 * summary.callsSaved).toFixed(0)}% fewer); ` +
+  `at most ${summary.maxMessagesSent} messages sent; median turn ${ms(summary.medianTurnMs)} ms`);
+console.log(`    ChatHistory push + prepare(): ${summary.chatHistory.summarizerCalls} calls (stats: ${summary.chatHistory.statsSummarizerCalls}, ${summary.chatHistory.reductions} reductions)`);
+
+const startup = sizeAndStartup();
+const inProcess = [];
+const small = generateConversation(7, { seed: 1 });
+for (let i = 0; i < 3; i++) {
+  const { api, initMs } = await freshInstance(`startup-${i}`);
+  const t = now();
+  consume(api.reduceSync(small, { maxTokens: 40 }));
+  inProcess.push(initMs + (now() - t));
+}
+startup.inProcessFreshInstanceMs = median(inProcess);
+console.log(`\nSize: ${int(startup.wasmBytes)} bytes .wasm, ${int(startup.wasmGzipBytes)} gzipped (${WASM})`);
+console.log(`Start-up (median of ${startup.processes} fresh processes): compile ${ms(startup.compileMs)} ms + initSync ${ms(startup.instantiateMs)} ms + first reduceSync ${ms(startup.firstCallMs)} ms = ${ms(startup.initToFirstResultMs)} ms ` +
+  `(glue import + file read before it: ${ms(startup.importAndReadMs)} ms); a fresh instance in a warm process: ${ms(startup.inProcessFreshInstanceMs)} ms`);
+
+const mem = await memory();
+console.log(`Memory: ${int(mem.calls)} small reduceSync calls (${mem.errorCalls} of them errors) on a fresh instance: wasm memory ${int(mem.memoryAfter1000)} bytes after 1,000, ` +
+  `${int(mem.memoryAfterAll)} after all (${ms(mem.perCallUs)} µs a call)`);
+
+const verdicts = targets(results, turns, summary, mem);
+console.log(`\nTargets (issue 4)`);
+for (const v of verdicts) console.log(`  ${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  ${v.name}: ${v.value}`);
+const totalS = (now() - started) / 1000;
+console.log(`\nTotal ${totalS.toFixed(1)} s`);
+
+const out = join(HERE, "results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, "latest.json"), JSON.stringify({
+  date: new Date().toISOString(), quick: QUICK, seed: SEED, node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model,
+  package: PKG_DIR, share: SHARE, sizes: results, repeatedTurns: turns, summarizer: summary, startup, memory: mem,
+  targets: verdicts, totalSeconds: totalS, sink,
+}, null, 1) + "\n");
+console.log(`Results: ${join(out, "latest.json")}`);
