@@ -283,6 +283,10 @@ function render() {
     marker(target, "target", `target ${fmt(target)}`);
   }
   $("markers").replaceChildren(...markers);
+  const present = new Set(out);
+  if (r) present.add("kept").add("dropped").add("summarized");
+  if (r?.summary) present.add("summary");
+  for (const li of document.querySelectorAll(".legend li")) li.hidden = !present.has(li.dataset.kind);
   $("bars").classList.toggle("over", maxT !== undefined && a.totalTokens > maxT);
 
   // the message list
@@ -292,6 +296,8 @@ function render() {
   const rows = [];
   let round = -1;
   const lastSummarized = r?.summarized.length ? Math.max(...r.summarized) : -1;
+  const offloadId = new Map();
+  for (const [id, originals] of Object.entries(r?.offloaded ?? {})) for (const o of originals) offloadId.set(o, id);
   a.messages.forEach((m, k) => {
     if (m.round !== round) {
       round = m.round;
@@ -311,6 +317,8 @@ function render() {
     const text = el("span", "text");
     if (m.protected) text.append(el("span", "why", `protected: ${WHY[m.protectedBy] ?? m.protectedBy ?? "yes"}`));
     if (size > 1 && !(a.messages[k - 1]?.group === m.group)) text.append(el("span", "grp", "tool group"));
+    const oid = offloadId.get(state.messages[m.index]);
+    if (oid) text.append(el("span", "oid", `reloadable: ${oid}`));
     text.append(document.createTextNode(preview(state.messages[m.index])));
     text.title = preview(state.messages[m.index]);
     row.append(text);

@@ -16,6 +16,11 @@ mod error_class {
         pub type ReduceError;
         #[wasm_bindgen(constructor)]
         pub fn new(code: &str, message: &str, index: JsValue, field: JsValue) -> ReduceError;
+
+        /// The `context_reload` tool definition, exported as `reloadTool` (a plain object:
+        /// re-exported as an imported "type" so that `types.d.ts` can declare it).
+        #[wasm_bindgen(reexport, skip_typescript, js_name = reloadTool)]
+        pub type ReloadTool;
     }
 }
 pub use error_class::ReduceError;

@@ -1150,3 +1150,22 @@ export function compressRun(reading, indices, previewChars, summary) {
   }
   return { message: makeMessage(reading, "assistant", lines.join("\n")), id };
 }
+
+/**
+ * The `context_reload` tool: give it to the model so that it can ask for an offloaded
+ * message back (`ChatHistory.reload(id)` or `result.offloaded[id]` answer it).
+ */
+export const reloadTool = Object.freeze({
+  name: "context_reload",
+  description:
+    "Restore the full content of earlier conversation messages that were shortened to save context. " +
+    "Call it with the id shown in a message that says it was offloaded or compressed (ids look like ctx_0123456789abcdef).",
+  parameters: Object.freeze({
+    type: "object",
+    properties: Object.freeze({
+      id: Object.freeze({ type: "string", description: "The offload id, e.g. ctx_0123456789abcdef." }),
+    }),
+    required: Object.freeze(["id"]),
+    additionalProperties: false,
+  }),
+});

@@ -271,8 +271,11 @@ export interface ReduceResult<M = Message> {
   kept: number[];
   /** Input indices removed without a trace. */
   dropped: number[];
-  /** Input indices covered by the new summary. */
+  /** Input indices covered by a new message: the summary, or a compressed tool run. */
   summarized: number[];
+  /** Input indices whose message is in `messages` as a rewritten copy (an offloaded preview). */
+  rewritten: number[];
+  /** The originals of everything offloaded or compressed, by offload id (`context_reload`). */
   offloaded: Record<string, M[]>;
   /** The new summary message, if any. */
   summary?: M;
@@ -324,3 +327,21 @@ export interface ChatHistoryState {
   promptLength: number | null;
   pendingOutputTokens: number | null;
 }
+
+/** A JSON Schema object. */
+export type JSONSchema = { [key: string]: unknown };
+
+/**
+ * The `context_reload` tool: lets the model ask for an offloaded message back.
+ *
+ * ```javascript
+ * // OpenAI:     tools: [{ type: "function", function: reloadTool }]
+ * // Anthropic:  tools: [{ name: reloadTool.name, description: reloadTool.description, input_schema: reloadTool.parameters }]
+ * // AI SDK:     tools: { [reloadTool.name]: tool({ description: reloadTool.description, inputSchema: jsonSchema(reloadTool.parameters), execute: ({ id }) => history.reload(id) }) }
+ * ```
+ */
+export const reloadTool: {
+  readonly name: "context_reload";
+  readonly description: string;
+  readonly parameters: JSONSchema;
+};

@@ -1,0 +1,253 @@
+// SPEC §5–7: summarize with real async summarizers, progressive compression with offloading
+// and reload, and ChatHistory that stays reduced — through the packed package.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { reduce, reduceSync, ChatHistory, ReduceError, reloadTool, estimateTokens } from "chat-history-reducer";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function chat(turns, system = true) {
+  const m = system ? [{ role: "system", content: "You help with gardening." }] : [];
+  for (let t = 0; t < turns; t++) {
+    m.push({ role: "user", content: `Turn ${t}: how do I care for plant number ${t}?` });
+    m.push({ role: "assistant", content: `Plant ${t} needs water every ${t % 5 + 1} days and some sun.` });
+  }
+  return m;
+}
+
+test("summarize: the summary replaces the oldest messages, after the system prompt, and is reused", async () => {
+  const input = chat(20);
+  const requests = [];
+  const config = {
+    strategy: "summarize",
+    targetMessages: 8,
+    summarizer: async (req) => {
+      requests.push(req);
+      await sleep(20);
+      return { text: `Summary of ${req.messages.length} messages.`, usage: { inputTokens: 100, outputTokens: 8 } };
+    },
+  };
+  const r = await reduce(input, config);
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].kind, "history");
+  assert.equal(requests[0].previousSummary, undefined);
+  assert.ok(requests[0].signal, "the request carries an AbortSignal");
+  assert.deepEqual(requests[0].messages, input.slice(1, 33), "the originals, in order, as the input objects");
+  assert.equal(r.messages[0], input[0]);
+  assert.equal(r.messages[1], r.summary);
+  assert.match(r.summary.content, /^<conversation-summary>\nSummary of 32 messages\.\n<\/conversation-summary>$/);
+  assert.equal(r.summary.role, "user");
+  assert.deepEqual(r.summarized, Array.from({ length: 32 }, (_, i) => i + 1));
+  assert.deepEqual(r.kept, [0, ...Array.from({ length: 8 }, (_, i) => i + 33)]);
+  assert.equal(r.events[0].type, "summarize");
+  assert.deepEqual(r.events[0].usage, { inputTokens: 100, outputTokens: 8 });
+
+  // Below the trigger, nothing happens; past it, the old summary is passed on and replaced.
+  assert.equal((await reduce(r.messages, config)).reduced, false);
+  const grown = [...r.messages, ...chat(4, false)];
+  const r2 = await reduce(grown, config);
+  assert.equal(requests.length, 2);
+  assert.equal(requests[1].previousSummary, "Summary of 32 messages.");
+  assert.equal(r2.messages.filter((m) => String(m.content).startsWith("<conversation-summary>")).length, 1);
+  assert.ok(r2.summarized.includes(1), "the earlier summary is covered by the new one");
+
+  const layered = await reduce(grown, { ...config, summaryMode: "layered" });
+  assert.equal(layered.messages.filter((m) => String(m.content).startsWith("<conversation-summary>")).length, 2);
+});
+
+test("summarize: failures never lose a message", async () => {
+  const input = chat(20);
+  const snapshot = JSON.stringify(input);
+  const base = { strategy: "summarize", targetMessages: 8, timeoutMs: 50 };
+  const failing = {
+    rejected: async () => { throw new Error("model overloaded"); },
+    hung: () => new Promise(() => {}),
+    empty: async () => "",
+    nonString: async () => 42,
+    throwsSync: () => { throw new TypeError("bad"); },
+  };
+  for (const [name, summarizer] of Object.entries(failing)) {
+    const r = await reduce(input, { ...base, summarizer });
+    assert.equal(r.events[0].type, "summarizeFailed", name);
+    assert.equal(r.events[1].type, "truncate", name);
+    assert.ok(r.messages.filter((m) => m.role !== "system").length <= 8, name);
+    assert.equal(r.summary, undefined);
+    await assert.rejects(reduce(input, { ...base, summarizer, onSummarizerError: "throw" }), (e) =>
+      e instanceof ReduceError && e.code === "SUMMARIZER_FAILED", name);
+  }
+  await assert.rejects(
+    reduce(input, { ...base, summarizer: async () => "word ".repeat(3000), summaryMaxTokens: 100, onSummarizerError: "throw" }),
+    (e) => e.code === "SUMMARY_TOO_LARGE");
+  const cause = new Error("root cause");
+  await assert.rejects(reduce(input, { ...base, summarizer: async () => { throw cause; }, onSummarizerError: "throw" }),
+    (e) => e.cause === cause);
+  assert.equal(JSON.stringify(input), snapshot, "the input is untouched");
+  assert.throws(() => reduceSync(input, { ...base, summarizer: async () => "x" }), (e) => e.code === "SUMMARIZER_REQUIRES_ASYNC");
+  await assert.rejects(reduce(input, { strategy: "summarize", targetMessages: 8 }), (e) => e.code === "SUMMARIZER_REQUIRED");
+});
+
+test("summarize: an abort rejects with ABORTED and aborts the summarizer's signal", async () => {
+  const controller = new AbortController();
+  let seen;
+  const pending = reduce(chat(20), {
+    strategy: "summarize", targetMessages: 8, signal: controller.signal,
+    summarizer: (req) => { seen = req.signal; return new Promise(() => {}); },
+  });
+  setTimeout(() => controller.abort(new Error("user navigated away")), 20);
+  await assert.rejects(pending, (e) => e instanceof ReduceError && e.code === "ABORTED");
+  assert.equal(seen.aborted, true);
+  const already = AbortSignal.abort();
+  await assert.rejects(reduce(chat(20), { strategy: "summarize", targetMessages: 8, signal: already, summarizer: async () => "x" }),
+    (e) => e.code === "ABORTED");
+});
+
+test("onEvent reports progress as it happens", async () => {
+  const seen = [];
+  await reduce(chat(20), { strategy: "summarize", targetMessages: 8, summarizer: async () => "s", onEvent: (e) => seen.push(e.type) });
+  assert.deepEqual(seen, ["reduceStart", "summarizeStart", "summarizeEnd", "reduceEnd"]);
+});
+
+test("summaries are written in the input's own format", async () => {
+  const summarizer = async () => "short";
+  const anthropic = [];
+  for (let t = 0; t < 10; t++) anthropic.push({ role: "user", content: [{ type: "text", text: `q${t}` }] }, { role: "assistant", content: [{ type: "text", text: `a${t}` }] });
+  const a = await reduce(anthropic, { strategy: "summarize", targetMessages: 4, summarizer });
+  assert.deepEqual(a.summary, { role: "user", content: [{ type: "text", text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+  const gemini = [];
+  for (let t = 0; t < 10; t++) gemini.push({ role: "user", parts: [{ text: `q${t}` }] }, { role: "model", parts: [{ text: `a${t}` }] });
+  const g = await reduce(gemini, { strategy: "summarize", targetMessages: 4, summarizer });
+  assert.deepEqual(g.summary, { role: "user", parts: [{ text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+  const responses = gemini.map((m) => ({ type: "message", role: m.role === "model" ? "assistant" : "user", content: [{ type: m.role === "model" ? "output_text" : "input_text", text: m.parts[0].text }] }));
+  const o = await reduce(responses, { strategy: "summarize", targetMessages: 4, summarizer, summaryRole: "system" });
+  assert.deepEqual(o.summary, { type: "message", role: "system", content: [{ type: "input_text", text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+});
+
+/** A 300-message agent session with 20 KB tool results. */
+function agentSession() {
+  const m = [{ role: "system", content: "You are a data agent." }];
+  let k = 0;
+  for (let r = 0; m.length < 290; r++) {
+    m.push({ role: "user", content: `Task ${r}: summarise dataset ${r}.` });
+    for (let c = 0; c < 4; c++) {
+      const id = `call_${k++}`;
+      m.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "fetch_rows", arguments: JSON.stringify({ dataset: r, page: c }) } }] });
+      const rows = Array.from({ length: 400 }, (_, i) => ({ i, value: `row ${i} of dataset ${r} page ${c}` }));
+      m.push({ role: "tool", tool_call_id: id, content: JSON.stringify({ rows }).slice(0, 20_000) });
+    }
+    m.push({ role: "assistant", content: `Dataset ${r}: ${"a clear trend, ".repeat(10)}` });
+  }
+  while (m.length < 300) m.push({ role: "user", content: `Follow-up ${m.length}` }, { role: "assistant", content: "Noted." });
+  return m.slice(0, 300);
+}
+
+test("progressive without a summarizer: stages 1–3 reach the target and every original reloads byte for byte", () => {
+  const input = agentSession();
+  assert.equal(input.length, 300);
+  const before = estimateTokens(input);
+  const maxTokens = Math.floor(before / 20);
+  const r = reduceSync(input, { strategy: "progressive", maxTokens });
+  assert.ok(r.tokensAfter <= Math.floor(maxTokens * 0.8), `${r.tokensAfter} > target`);
+  assert.equal(r.overBudget, false);
+  assert.ok(r.events.every((e) => ["toolRuns", "offloadOld", "offloadRecent"].includes(e.type)), r.events.map((e) => e.type).join());
+  assert.deepEqual(r.dropped, [], "nothing dropped without a trace");
+  // Every user input stays verbatim.
+  input.forEach((m, i) => { if (m.role === "user") assert.ok(r.kept.includes(i), `user input ${i}`); });
+  // Accounting: each index once.
+  const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i));
+  // Every offloaded original reloads byte for byte.
+  const offloaded = Object.values(r.offloaded).flat();
+  assert.equal(offloaded.length, r.summarized.length + r.rewritten.length);
+  for (const original of offloaded) assert.ok(input.includes(original), "the originals are the input objects");
+  for (const [id, originals] of Object.entries(r.offloaded)) {
+    assert.match(id, /^ctx_[0-9a-f]{16}$/);
+    assert.ok(r.messages.some((m) => JSON.stringify(m).includes(id)), `the output names ${id}`);
+    assert.equal(JSON.stringify(originals), JSON.stringify(originals.map((o) => input[input.indexOf(o)])));
+  }
+  // Tool integrity after compression.
+  const open = new Set();
+  for (const m of r.messages) {
+    for (const c of m.tool_calls ?? []) open.add(c.id);
+    if (m.role === "tool") { assert.ok(open.has(m.tool_call_id)); open.delete(m.tool_call_id); }
+  }
+  assert.equal(open.size, 0);
+  // Deterministic: the same ids for the same content.
+  assert.deepEqual(Object.keys(reduceSync(input, { strategy: "progressive", maxTokens }).offloaded), Object.keys(r.offloaded));
+});
+
+test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough, with the right kinds", async () => {
+  const input = agentSession();
+  const kinds = [];
+  const summarizer = async (req) => { kinds.push(req.kind); return `(${req.kind} summary of ${req.messages.length})`; };
+  const before = estimateTokens(input);
+  const light = await reduce(input, { strategy: "progressive", maxTokens: Math.floor(before / 2), summarizer, minToolRun: 1000 });
+  assert.ok(kinds.length === 0, `no summarizer call for a light reduction: ${kinds}`);
+  assert.ok(light.events.every((e) => e.type.startsWith("offload")));
+  const heavy = await reduce(input, { strategy: "progressive", maxTokens: 3000, summarizer, minToolRun: 1000 });
+  assert.ok(kinds.includes("round"), kinds.join());
+  assert.ok(kinds.every((k) => ["round", "largeMessage", "currentRound"].includes(k)));
+  assert.ok(heavy.tokensAfter <= 2400 || heavy.overBudget);
+});
+
+test("ChatHistory: 200 turns, the summarizer is called once per thresholdMessages + 1 turns", async () => {
+  let calls = 0;
+  const config = { strategy: "summarize", targetMessages: 20, thresholdMessages: 5, summarizer: async (req) => { calls++; await sleep(1); return `summary ${calls}`; } };
+  const h = new ChatHistory(config, [{ role: "system", content: "sys" }]);
+  const callTurns = [];
+  for (let turn = 0; turn < 200; turn++) {
+    h.push(turn % 2 === 0 ? { role: "user", content: `u${turn}` } : { role: "assistant", content: `a${turn}` });
+    const before = calls;
+    const sent = await h.prepare();
+    const counted = sent.filter((m) => m.role !== "system" && !String(m.content).startsWith("<conversation-summary>")).length;
+    assert.ok(counted <= 25, `turn ${turn}: ${counted} messages sent, over the trigger`);
+    if (calls > before) callTurns.push(turn);
+  }
+  const gaps = callTurns.slice(1).map((t, i) => t - callTurns[i]);
+  assert.ok(gaps.every((g) => g === 6), `gaps ${gaps}`);
+  assert.equal(h.stats().summarizerCalls, calls);
+  assert.equal(h.original.length, 201);
+  assert.ok(h.stats().compressionRatio > 5);
+});
+
+test("ChatHistory: usage becomes exact counts, and fromJSON continues exactly", async () => {
+  const config = { maxTokens: 400 };
+  const h = new ChatHistory(config);
+  const plain = new ChatHistory(config);
+  let copy;
+  const turn = async (history, t, record) => {
+    history.push({ role: "user", content: `question ${t} `.repeat(5) });
+    const sent = await history.prepare();
+    // A provider that counts twice what the estimator says.
+    if (record) history.recordUsage({ inputTokens: estimateTokens(sent) * 2, outputTokens: 40 });
+    history.push({ role: "assistant", content: `answer ${t} `.repeat(5) });
+  };
+  for (let t = 0; t < 12; t++) {
+    await turn(h, t, true);
+    await turn(plain, t, false);
+    if (t === 6) copy = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+  }
+  const state = h.toJSON();
+  assert.equal(state.version, 1);
+  assert.ok(state.counts.some((c) => typeof c === "number"), "recorded counts are kept");
+  assert.ok(h.messages.length < plain.messages.length,
+    `the provider's larger counts reduce harder (${h.messages.length} vs ${plain.messages.length} messages)`);
+  for (let t = 7; t < 12; t++) await turn(copy, t, true);
+  assert.equal(JSON.stringify(copy.messages), JSON.stringify(h.messages));
+  assert.deepEqual(copy.stats(), h.stats());
+  assert.throws(() => ChatHistory.fromJSON({ version: 99 }, config), (e) => e instanceof ReduceError);
+  assert.throws(() => new ChatHistory({ maxTokens: -1 }), (e) => e.code === "INVALID_CONFIG");
+});
+
+test("reloadTool is a tool definition for OpenAI, Anthropic and the AI SDK; ChatHistory.reload answers it", async () => {
+  assert.equal(reloadTool.name, "context_reload");
+  assert.equal(reloadTool.parameters.type, "object");
+  assert.deepEqual(reloadTool.parameters.required, ["id"]);
+  const h = new ChatHistory({ strategy: "progressive", maxTokens: 6000 }, agentSession().slice(0, 40));
+  await h.prepare();
+  const ids = Object.keys(h.toJSON().offloaded);
+  assert.ok(ids.length > 0);
+  for (const id of ids) assert.ok(Array.isArray(h.reload(id)) && h.reload(id).length > 0);
+  assert.equal(h.reload("ctx_nope"), undefined);
+  const restored = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), { strategy: "progressive", maxTokens: 6000 });
+  assert.equal(JSON.stringify(restored.reload(ids[0])), JSON.stringify(h.reload(ids[0])));
+});
