@@ -152,3 +152,25 @@ test("token counts: tokenCounts, then countTokens, then the estimator", () => {
   assert.equal(estimateTokens({ role: "user", content: "hello" }), 4);
   assert.throws(() => estimateTokens(input, { countTokens: () => "many" }), (e) => e.code === "INVALID_CONFIG" && e.field === "countTokens");
 });
+
+test("counts are cached by message object, and a changed message is counted again", () => {
+  const calls = [];
+  const countTokens = (m, i) => { calls.push(i); return m.content.length; };
+  const history = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi there" }];
+  assert.equal(estimateTokens(history, { countTokens }), 13);
+  assert.deepEqual(calls, [0, 1]);
+  history.push({ role: "user", content: "and more" });
+  assert.equal(estimateTokens(history, { countTokens }), 21);
+  assert.deepEqual(calls, [0, 1, 2], "only the new message is counted");
+  history[0].content = "hello again";
+  assert.equal(estimateTokens(history, { countTokens }), 27);
+  assert.deepEqual(calls, [0, 1, 2, 0], "an edited message is counted again");
+  const other = (m) => 1;
+  assert.equal(estimateTokens(history, { countTokens: other }), 3, "another counter is not served from the cache");
+  // The built-in estimator: an in-place edit of a part is seen too.
+  const m = { role: "user", content: [{ type: "text", text: "short" }] };
+  const before = estimateTokens(m);
+  m.content[0].text = "a much longer text than before, with many more words in it";
+  assert.ok(estimateTokens(m) > before);
+  assert.ok(estimateTokens(m, { messageOverhead: 10 }) > estimateTokens(m), "the cache is per estimator config");
+});

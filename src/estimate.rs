@@ -72,6 +72,11 @@ impl Weights {
         })
     }
 
+    /// The weights in class order.
+    pub fn values(&self) -> [f64; 11] {
+        self.by_class()
+    }
+
     fn by_class(&self) -> [f64; CLASSES] {
         [
             self.letter,

@@ -159,7 +159,7 @@ const strip = ({ rule, ...rest }) => rest;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const d = await prepare({ log: console.log });
-  const w = weightsFromVector(fitWeights(d.rows, "o200k", { fixed: { other: 0.7 } }));
+  const w = weightsFromVector(fitWeights(d, "o200k", { fixed: { other: 0.7 } }));
   console.log(`estimator weights (o200k fit, other held at 0.70): ${jsLiteral(w)}`);
   const est = d.rows.map((r) => d.pkg.estimateTokens(r.message, { estimatorWeights: w }));
   runCalibration(d, est, "cl100k");

@@ -6,7 +6,7 @@
 //   node bench/accuracy/corpus.mjs            summary of the corpus
 //   node bench/accuracy/corpus.mjs --dump     every sample as one JSON line
 //
-// Environment: ACCURACY_SAMPLES (per kind, default 500), ACCURACY_SEED, CARGO_HOME.
+// Environment: ACCURACY_SAMPLES (per kind, default 1500), ACCURACY_SEED, CARGO_HOME.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -266,7 +266,7 @@ function sampleChat(pool, r, target) {
  * The same machine, seed and size give the same corpus.
  */
 export function buildCorpus({
-  perKind = Number(process.env.ACCURACY_SAMPLES) || 500,
+  perKind = Number(process.env.ACCURACY_SAMPLES) || 1500,
   seed = process.env.ACCURACY_SEED || "chr-accuracy-1",
 } = {}) {
   const files = sourceFiles();

@@ -9,9 +9,7 @@
 //                                          languages from TypeScript's localized messages)
 //
 // Per-class counts come from the library itself (lib.mjs classCounts: weight 1000 on one class).
-// The target of the fit is truth − overhead (3) per message; rows are weighted by 1/truth, which
-// sits between plain least squares (long messages dominate: good sums, worse short messages)
-// and relative least squares (1/truth²: good short messages, sums biased low).
+// The objective is described at fitWeights.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { KINDS, prepare } from "./data.mjs";
@@ -21,16 +19,32 @@ import {
 } from "./lib.mjs";
 
 /** Tokens per code point of each class, fitted on `split` rows against rows[].truth[truthKey]. */
-/** fixed: {className: weight} held at a value, the others fitted around it. */
-export function fitWeights(rows, truthKey, { split = "train", power = 1, countsOf = (r) => r.counts, fixed = {} } = {}) {
+/**
+ * Tokens per code point of each class, fitted against rows[].truth[truthKey] on the train half:
+ * one least-squares row per message (target truth − overhead − 0.5, the mean round-up of the
+ * ceil; weight 1/√truth) and one per train conversation (sums of 50 messages, per kind and mixed;
+ * weight 1/truth², i.e. relative error), the two groups with equal total weight. Messages alone
+ * leave per-kind biases that add up in conversations; conversations alone fit short messages badly.
+ * fixed: {className: weight} held at a value, the others fitted around it.
+ */
+export function fitWeights(d, truthKey, { countsOf = (r) => r.counts, fixed = {}, power = 0.5, convWeight = 1, roundUp = 0.5 } = {}) {
+  const { rows, convs } = d;
   const free = CLASS_NAMES.map((n, i) => i).filter((i) => !(CLASS_NAMES[i] in fixed));
-  const data = rows
-    .filter((r) => split === "all" || r.split === split)
-    .map((r) => {
-      const c = countsOf(r);
-      const pinned = CLASS_NAMES.reduce((s, n, i) => s + (n in fixed ? c[i] * fixed[n] : 0), 0);
-      return { a: free.map((i) => c[i]), b: r.truth[truthKey] - OVERHEAD - pinned, w: 1 / r.truth[truthKey] ** power };
+  const row = (c, truth, n, w) => {
+    const pinned = CLASS_NAMES.reduce((s, name, i) => s + (name in fixed ? c[i] * fixed[name] : 0), 0);
+    return { a: free.map((i) => c[i]), b: truth - n * (OVERHEAD + roundUp) - pinned, w };
+  };
+  const data = rows.filter((r) => r.split === "train").map((r) => row(countsOf(r), r.truth[truthKey], 1, 1 / r.truth[truthKey] ** power));
+  if (convWeight > 0) {
+    const convRows = Object.values(convs.train).flat().map((ids) => {
+      const c = CLASS_NAMES.map((_, i) => ids.reduce((s, j) => s + countsOf(rows[j])[i], 0));
+      const truth = ids.reduce((s, j) => s + rows[j].truth[truthKey], 0);
+      return row(c, truth, ids.length, 1 / truth ** 2);
     });
+    const mass = (rs) => rs.reduce((s, x) => s + x.w * x.b * x.b, 0);
+    const k = (convWeight * mass(data)) / mass(convRows);
+    for (const x of convRows) data.push({ ...x, w: x.w * k });
+  }
   const x = nnls(data, free.length);
   return CLASS_NAMES.map((n, i) => (n in fixed ? fixed[n] : x[free.indexOf(i)]));
 }
@@ -186,7 +200,7 @@ async function classificationEvidence(d) {
     const counts = new Map(d.rows.map((r) => [r, countsWith(classOf, r.message)]));
     const probeCounts = probe.map((p) => countsWith(classOf, p.message));
     for (const [how, fixed] of [["free", {}], ["other=0.70", { other: 0.7 }]]) {
-      const w = weightsFromVector(fitWeights(d.rows, "o200k", { countsOf: (r) => counts.get(r), fixed }));
+      const w = weightsFromVector(fitWeights(d, "o200k", { countsOf: (r) => counts.get(r), fixed }));
       fitted[`${name}, ${how}`] = w;
       const t = errorTable(d, d.rows.map((r) => estimateFromCounts(counts.get(r), w)), "o200k");
       const pe = probeCounts.map((c) => estimateFromCounts(c, w));
@@ -207,12 +221,12 @@ async function classificationEvidence(d) {
 export async function runFit(d, { print = true } = {}) {
   const result = {};
   for (const truthKey of ["o200k", "cl100k"]) {
-    const w = weightsFromVector(fitWeights(d.rows, truthKey));
+    const w = weightsFromVector(fitWeights(d, truthKey));
     const est = d.rows.map((r) => d.pkg.estimateTokens(r.message, { estimatorWeights: w }));
     const t = errorTable(d, est, truthKey);
     result[truthKey] = { weights: w, errors: t };
     if (print) {
-      console.log(`\n## Weights fitted against ${truthKey} (train half, NNLS, rows weighted 1/truth)`);
+      console.log(`\n## Weights fitted against ${truthKey} (train half, NNLS, all 11 free)`);
       console.log(rustLiteral(w));
       console.log(`estimatorWeights: ${jsLiteral(w)}`);
       printErrorTable(`Errors of these weights against ${truthKey}, test half (through estimateTokens):`, t);

@@ -34,7 +34,7 @@ console.log(`built-in default weights ${defaultIsSpec ? "=" : "≠"} the SPEC §
 const fits = await runFit(d, { print: false });
 // "other" holds ~0.1% of this corpus's code points, too few to fit: it stays at the SPEC's 0.70
 // (a free fit gives ~0.2, which under-counts symbols, Hebrew, Arabic, Devanagari ~4x; fit.mjs --classes).
-const recommended = weightsFromVector(fitWeights(rows, "o200k", { fixed: { other: 0.7 } }));
+const recommended = weightsFromVector(fitWeights(d, "o200k", { fixed: { other: 0.7 } }));
 const recEst = estimateAll({ estimatorWeights: recommended });
 
 const results = {

@@ -4,7 +4,7 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::js::{option_entries, read_messages, read_option, Reading, ReduceError};
+use super::js::{option_entries, read_messages, read_option, remember, Reading, ReduceError};
 use crate::config::{Config, OptionValue};
 use crate::error;
 use crate::estimate::{self, Estimator};
@@ -158,6 +158,7 @@ fn decode_with(
     set(&options, "lengthMode", length_mode);
     set(&options, "charsPerToken", chars_per_token);
     set(&options, "estimate", true);
+    set(&options, "cacheKey", cache_key(config).as_str());
     set(&options, "countTokens", call.callbacks.count_tokens.clone());
     if input {
         set(&options, "tokenCounts", call.callbacks.token_counts.clone());
@@ -227,7 +228,33 @@ fn decode_with(
             },
         })
         .collect();
+    if input {
+        let tokens: Vec<f64> = transcript.messages.iter().map(|m| m.tokens).collect();
+        remember(&reading, &tokens);
+    }
     Ok((transcript, reading))
+}
+
+/// What a cached count depends on besides the message: how it was estimated and how a
+/// summary is recognised.
+fn cache_key(config: &Config) -> String {
+    let mut key = format!(
+        "{}|{}|{}|",
+        config.summary_tag,
+        config.message_overhead.to_bits(),
+        config.image_tokens.to_bits()
+    );
+    match config.estimator {
+        Estimator::Length { chars_per_token } => {
+            key.push_str(&format!("l{}", chars_per_token.to_bits()))
+        }
+        Estimator::Classes(w) => {
+            for x in w.values() {
+                key.push_str(&format!("{},", x.to_bits()));
+            }
+        }
+    }
+    key
 }
 
 /// Splits the joined texts of `reader.js` back into pieces by their UTF-16 lengths.

@@ -52,6 +52,8 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;
 
+    pub fn remember(reading: &Reading, tokens: &[f64]);
+
     #[wasm_bindgen(catch, js_name = readOption)]
     pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = optionEntries)]

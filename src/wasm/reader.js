@@ -27,6 +27,11 @@ function own(map, key) {
   return typeof key === "string" && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
+/** A lookup table that knows only its own keys. */
+function table(entries) {
+  return new Map(Object.entries(entries));
+}
+
 function describe(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -66,6 +71,11 @@ class Reading {
     this.collectTexts = false;
     this.index = 0;
     this.openTag = `<${options.tag}>`;
+    // A fingerprint of the message being read (lengths of its texts, its images and
+    // links): a cached count is reused only while it matches.
+    this.sig = 0;
+    // [index, fingerprint] of the messages counted afresh, for `remember`.
+    this.fresh = [];
   }
 
   begin(i, role, flags) {
@@ -76,6 +86,7 @@ class Reading {
 
   text(value) {
     if (typeof value !== "string" || value.length === 0) return;
+    this.sig = (Math.imul(this.sig, 31) + value.length) | 0;
     if (this.lengthMode) {
       this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
     } else if (this.collectTexts) {
@@ -87,6 +98,7 @@ class Reading {
 
   image() {
     this.images[this.index] += 1;
+    this.sig = (Math.imul(this.sig, 31) + 7) | 0;
   }
 
   link(kind, id) {
@@ -96,10 +108,14 @@ class Reading {
       this.keys.set(id, key);
     }
     this.links.push(this.index, key, kind);
+    this.sig = (Math.imul(this.sig, 31) + id.length + kind) | 0;
   }
 
   isSummaryText(text) {
-    return typeof text === "string" && text.trimStart().startsWith(this.openTag);
+    if (typeof text !== "string") return false;
+    let at = 0;
+    while (at < text.length && text.charCodeAt(at) <= 32) at++;
+    return text.startsWith(this.openTag, at);
   }
 
   /** The typed arrays the Rust side reads. */
@@ -119,7 +135,7 @@ class Reading {
 // tool-call links to the Reading.
 
 /** Part and block types that only some formats use; other types do not discriminate. */
-const PART_FORMATS = {
+const PART_FORMATS = table({
   image_url: ["openai", "langchain"],
   input_audio: ["openai"],
   refusal: ["openai", "openai-responses"],
@@ -138,14 +154,14 @@ const PART_FORMATS = {
   "tool-result": ["vercel"],
   "tool-approval-request": ["vercel"],
   "tool-approval-response": ["vercel"],
-};
+});
 
 /** Whether every typed part of `content` may belong to `format`. */
 function partsFit(content, format) {
   if (!Array.isArray(content)) return true;
   for (const part of content) {
     if (part === null || typeof part !== "object") continue;
-    const only = own(PART_FORMATS, part.type);
+    const only = PART_FORMATS.get(part.type);
     if (only !== undefined && !only.includes(format)) return false;
   }
   return true;
@@ -193,7 +209,7 @@ function roleError(i, role, names) {
 
 // ---- openai: Chat Completions ---------------------------------------------------------
 
-const OPENAI_ROLES = { system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL, function: TOOL };
+const OPENAI_ROLES = table({ system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL, function: TOOL });
 
 function openaiContent(r, i, content) {
   if (typeof content === "string") {
@@ -221,7 +237,7 @@ function openaiContent(r, i, content) {
 }
 
 function readOpenAI(r, i, m) {
-  const role = own(OPENAI_ROLES, m.role);
+  const role = OPENAI_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant, tool");
   const content = m.content;
   let flags = 0;
@@ -268,12 +284,12 @@ function readOpenAI(r, i, m) {
 }
 
 function looksOpenAI(m) {
-  return own(OPENAI_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && partsFit(m.content, "openai");
+  return OPENAI_ROLES.get(m.role) !== undefined && m.type === undefined && m.parts === undefined && partsFit(m.content, "openai");
 }
 
 // ---- openai-responses: Responses API items ---------------------------------------------
 
-const RESPONSES_ROLES = { system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT };
+const RESPONSES_ROLES = table({ system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT });
 const RESPONSES_TYPES = new Set([
   "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
   "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
@@ -287,7 +303,7 @@ function readResponses(r, i, m) {
   const type = m.type === undefined ? "message" : m.type;
   if (typeof type !== "string") throw bad(i, `type must be a string, got ${describe(type)}`);
   if (type === "message") {
-    const role = own(RESPONSES_ROLES, m.role);
+    const role = RESPONSES_ROLES.get(m.role);
     if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant");
     const content = m.content;
     let flags = 0;
@@ -354,15 +370,15 @@ function readResponses(r, i, m) {
 
 function looksResponses(m) {
   if (m.type !== undefined) return RESPONSES_TYPES.has(m.type);
-  return own(RESPONSES_ROLES, m.role) !== undefined && m.parts === undefined && m.tool_calls === undefined && partsFit(m.content, "openai-responses");
+  return RESPONSES_ROLES.get(m.role) !== undefined && m.parts === undefined && m.tool_calls === undefined && partsFit(m.content, "openai-responses");
 }
 
 // ---- anthropic: Messages API -----------------------------------------------------------
 
-const ANTHROPIC_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT };
+const ANTHROPIC_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
 
 function readAnthropic(r, i, m) {
-  const role = own(ANTHROPIC_ROLES, m.role);
+  const role = ANTHROPIC_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "user, assistant");
   const content = m.content;
   let realUser = role === USER;
@@ -421,17 +437,17 @@ function readAnthropic(r, i, m) {
 }
 
 function looksAnthropic(m) {
-  return own(ANTHROPIC_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+  return ANTHROPIC_ROLES.get(m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
     (typeof m.content === "string" || Array.isArray(m.content) || (m.role === "system" && m.content === undefined)) &&
     partsFit(m.content, "anthropic");
 }
 
 // ---- vercel: AI SDK ModelMessage -------------------------------------------------------
 
-const VERCEL_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL };
+const VERCEL_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL });
 
 function readVercel(r, i, m) {
-  const role = own(VERCEL_ROLES, m.role);
+  const role = VERCEL_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant, tool");
   const content = m.content;
   let flags = 0;
@@ -490,17 +506,17 @@ function readVercel(r, i, m) {
 }
 
 function looksVercel(m) {
-  return own(VERCEL_ROLES, m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+  return VERCEL_ROLES.get(m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
     m.tool_call_id === undefined && (typeof m.content === "string" || Array.isArray(m.content)) &&
     partsFit(m.content, "vercel");
 }
 
 // ---- vercel-ui: AI SDK UIMessage -------------------------------------------------------
 
-const UI_ROLES = { system: SYSTEM, user: USER, assistant: ASSISTANT };
+const UI_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
 
 function readVercelUI(r, i, m) {
-  const role = own(UI_ROLES, m.role);
+  const role = UI_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
   const parts = m.parts;
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
@@ -523,16 +539,16 @@ function readVercelUI(r, i, m) {
 }
 
 function looksVercelUI(m) {
-  return own(UI_ROLES, m.role) !== undefined && Array.isArray(m.parts) && m.content === undefined &&
+  return UI_ROLES.get(m.role) !== undefined && Array.isArray(m.parts) && m.content === undefined &&
     m.parts.every((p) => p !== null && typeof p === "object" && typeof p.type === "string");
 }
 
 // ---- gemini: Content -------------------------------------------------------------------
 
-const GEMINI_ROLES = { user: USER, model: ASSISTANT, function: TOOL, tool: TOOL, system: SYSTEM };
+const GEMINI_ROLES = table({ user: USER, model: ASSISTANT, function: TOOL, tool: TOOL, system: SYSTEM });
 
 function readGemini(r, i, m) {
-  const role = m.role === undefined ? USER : own(GEMINI_ROLES, m.role);
+  const role = m.role === undefined ? USER : GEMINI_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "user, model");
   const parts = m.parts;
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
@@ -565,25 +581,25 @@ function readGemini(r, i, m) {
 }
 
 function looksGemini(m) {
-  return (m.role === undefined || own(GEMINI_ROLES, m.role) !== undefined) && Array.isArray(m.parts) && m.content === undefined &&
+  return (m.role === undefined || GEMINI_ROLES.get(m.role) !== undefined) && Array.isArray(m.parts) && m.content === undefined &&
     m.parts.every((p) => p !== null && typeof p === "object" && p.type === undefined);
 }
 
 // ---- langchain: LangChain.js messages --------------------------------------------------
 
-const LANGCHAIN_TYPES = { system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER };
-const LANGCHAIN_CLASSES = {
+const LANGCHAIN_TYPES = table({ system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER });
+const LANGCHAIN_CLASSES = table({
   SystemMessage: "system", HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool",
   FunctionMessage: "function", ChatMessage: "generic", AIMessageChunk: "ai",
   HumanMessageChunk: "human", SystemMessageChunk: "system", ToolMessageChunk: "tool",
-};
+});
 
 /** `[type, fields]` of a LangChain message in any of its three shapes. */
 function langchainShape(m) {
   if (typeof m.getType === "function") return [m.getType(), m];
   if (typeof m._getType === "function") return [m._getType(), m];
   if (m.lc === 1 && Array.isArray(m.id) && m.kwargs && typeof m.kwargs === "object") {
-    return [own(LANGCHAIN_CLASSES, m.id[m.id.length - 1]), m.kwargs]; // the serialized form
+    return [LANGCHAIN_CLASSES.get(m.id[m.id.length - 1]), m.kwargs]; // the serialized form
   }
   if (m.data !== null && typeof m.data === "object" && m.content === undefined) return [m.type, m.data];
   return [m.type, m];
@@ -591,9 +607,9 @@ function langchainShape(m) {
 
 function readLangChain(r, i, m) {
   const [type, d] = langchainShape(m);
-  let role = own(LANGCHAIN_TYPES, type);
+  let role = LANGCHAIN_TYPES.get(type);
   if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
-  if (type === "generic") role = own(OPENAI_ROLES, d.role) ?? OTHER;
+  if (type === "generic") role = OPENAI_ROLES.get(d.role) ?? OTHER;
   const content = d.content;
   const flags = role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0;
   r.begin(i, role, flags);
@@ -634,8 +650,8 @@ function readLangChain(r, i, m) {
 
 function looksLangChain(m) {
   if (typeof m.getType === "function" || typeof m._getType === "function") return true;
-  if (m.lc === 1 && Array.isArray(m.id)) return own(LANGCHAIN_CLASSES, m.id[m.id.length - 1]) !== undefined;
-  return own(LANGCHAIN_TYPES, m.type) !== undefined && m.role === undefined &&
+  if (m.lc === 1 && Array.isArray(m.id)) return LANGCHAIN_CLASSES.get(m.id[m.id.length - 1]) !== undefined;
+  return LANGCHAIN_TYPES.get(m.type) !== undefined && m.role === undefined &&
     (m.content !== undefined || (m.data !== null && typeof m.data === "object"));
 }
 
@@ -657,21 +673,30 @@ function detect(messages) {
   let decided = -1;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    let fits;
+    let next;
     try {
-      fits = candidates.filter((name) => READERS[name].looks(m));
+      // Most messages fit every format still possible: one check each, no allocation.
+      let all = true;
+      for (const name of possible) if (!READERS[name].looks(m)) { all = false; break; }
+      if (all) continue;
+      next = possible.filter((name) => READERS[name].looks(m));
     } catch (e) {
       throw bad(i, `could not be read: ${reason(e)}`);
     }
-    if (fits.length === 0) {
-      throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
-    }
-    const next = possible.filter((name) => fits.includes(name));
     if (next.length === 0) {
+      let fits;
+      try {
+        fits = candidates.filter((name) => READERS[name].looks(m));
+      } catch (e) {
+        throw bad(i, `could not be read: ${reason(e)}`);
+      }
+      if (fits.length === 0) {
+        throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
+      }
       throw new ReduceError("INVALID_MESSAGES",
         `messages mix formats: message ${i} looks like ${fits.join(" or ")}, but message ${decided} and those before it like ${possible.join(" or ")}; pass one format, or set config.format`);
     }
-    if (next.length < possible.length) decided = i;
+    decided = i;
     possible = next;
   }
   return possible[0];
@@ -691,6 +716,9 @@ export function readMessages(messages, options) {
   r.items = items;
   const counts = Array.isArray(options.tokenCounts) ? options.tokenCounts : undefined;
   const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
+  // Counts are cached by message object: a growing history costs only its new messages.
+  const cacheKey = `${options.cacheKey}|${format}`;
+  const useCache = options.estimate && !options.lengthMode;
   for (let i = 0; i < n; i++) {
     const m = items[i];
     let exact = -1;
@@ -703,7 +731,28 @@ export function readMessages(messages, options) {
       }
       if (typeof c === "number" && Number.isFinite(c) && c >= 0) exact = c;
     }
-    if (exact < 0 && countTokens !== undefined) {
+    r.exact[i] = exact;
+    // A cached count for this very object, if its fingerprint still matches after reading.
+    let cached = exact < 0 && (useCache || countTokens !== undefined) ? CACHE.get(m) : undefined;
+    if (cached !== undefined && (cached.key !== cacheKey || cached.fn !== countTokens)) cached = undefined;
+    r.collectTexts = exact < 0 && options.estimate && cached === undefined;
+    r.sig = 0;
+    const marks = [r.texts.length, r.links.length];
+    readOne(reader, r, i, m);
+    if (exact >= 0 || !options.estimate) continue;
+    if (cached !== undefined && cached.sig !== r.sig) {
+      // Changed since it was counted: read it again, texts and all.
+      r.links.length = marks[1];
+      r.images[i] = 0;
+      r.lengthTokens[i] = 0;
+      r.collectTexts = true;
+      r.sig = 0;
+      readOne(reader, r, i, m);
+      cached = undefined;
+    }
+    if (cached !== undefined) {
+      exact = cached.tokens;
+    } else if (countTokens !== undefined) {
       // The user's own function: what it throws reaches the caller unchanged.
       const c = countTokens(m, i);
       if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
@@ -712,17 +761,40 @@ export function readMessages(messages, options) {
           i, "countTokens");
       }
       exact = c;
+      r.fresh.push(i, r.sig);
+      r.texts.length = marks[0];
+      r.pieceLengths.length = marks[0];
+      r.pieceCounts[i] = 0;
+    } else if (useCache) {
+      r.fresh.push(i, r.sig);
     }
-    r.exact[i] = exact;
-    r.collectTexts = exact < 0 && options.estimate;
-    try {
-      reader.read(r, i, m);
-    } catch (e) {
-      if (e instanceof ReduceError) throw e;
-      throw bad(i, `could not be read: ${reason(e)}`);
-    }
+    if (exact >= 0) r.exact[i] = exact;
   }
+  r.cacheKey = cacheKey;
+  r.countTokens = countTokens;
   return r.finish();
+}
+
+function readOne(reader, r, i, m) {
+  try {
+    reader.read(r, i, m);
+  } catch (e) {
+    if (e instanceof ReduceError) throw e;
+    throw bad(i, `could not be read: ${reason(e)}`);
+  }
+}
+
+/** Token counts by message object (see `readMessages`). */
+const CACHE = new WeakMap();
+
+/** Caches the counts of the messages read afresh; `tokens[i]` is message i's count. */
+export function remember(reading, tokens) {
+  const fresh = reading.fresh;
+  for (let k = 0; k < fresh.length; k += 2) {
+    const i = fresh[k];
+    CACHE.set(reading.items[i], { key: reading.cacheKey, sig: fresh[k + 1], fn: reading.countTokens, tokens: tokens[i] });
+  }
+  reading.fresh = [];
 }
 
 /** The most messages one call takes: far above any context window, far below memory. */
