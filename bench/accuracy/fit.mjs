@@ -186,15 +186,18 @@ async function classificationEvidence(d) {
   console.log("\nSingle strings, tokens:");
   console.log(
     table(
-      ["string", "code points", "o200k", "cl100k"],
-      singles.map(([name, s, n]) => [name, n, tok.o200k(s), tok.cl100k(s)]),
+      ["string", "code points", "o200k", "cl100k", "SPEC weights (current classes)"],
+      singles.map(([name, s, n]) => {
+        const c = countsWith(rustClass, { role: "", content: s });
+        return [name, n, tok.o200k(s), tok.cl100k(s), fmt(CLASS_NAMES.reduce((sum, k, i) => sum + c[i] * SPEC_WEIGHTS[k], 0), 2)];
+      }),
     ),
   );
 
-  const header = ["variant", "o200k fit: test msg MAPE%", "mixed conv MAPE%", "probe MAPE%", ...PROBE_LANGS.map((l) => `${l} bias%`)];
+  const header = ["variant", "o200k fit: test msg MAPE%", "mixed conv MAPE%", "worst kind conv MAPE%", "probe MAPE%", ...PROBE_LANGS.map((l) => `${l} bias%`)];
   const rowsOut = [];
   const spec = probe.map((p) => estimateFromCounts(countsWith(rustClass, p.message), SPEC_WEIGHTS));
-  rowsOut.push(["SPEC weights, current classes", "", "", fmt(errors(probe.map((p, i) => [spec[i], p.truth.o200k])).mape), ...langBias(spec, "o200k")]);
+  rowsOut.push(["SPEC weights, current classes", "", "", "", fmt(errors(probe.map((p, i) => [spec[i], p.truth.o200k])).mape), ...langBias(spec, "o200k")]);
   const fitted = {};
   for (const [name, classOf] of Object.entries(VARIANTS)) {
     const counts = new Map(d.rows.map((r) => [r, countsWith(classOf, r.message)]));
@@ -206,6 +209,7 @@ async function classificationEvidence(d) {
       const pe = probeCounts.map((c) => estimateFromCounts(c, w));
       rowsOut.push([
         `${name}, ${how}`, fmt(t.overall.message.mape), fmt(t.overall.conversation.mape),
+        fmt(Math.max(...KINDS.map((k) => t[k].conversation.mape))),
         fmt(errors(probe.map((p, i) => [pe[i], p.truth.o200k])).mape), ...langBias(pe, "o200k"),
       ]);
     }
