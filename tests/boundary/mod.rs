@@ -454,3 +454,131 @@ async fn chat_history_summarizes_once_per_threshold_and_round_trips_through_json
         JSON::stringify(&history.messages()).unwrap()
     );
 }
+
+// ---- progressive ------------------------------------------------------------------------
+
+/// A 300-message agent session: per round a task, four tool calls with ~20 KB results, an
+/// answer.
+fn agent_session() -> JsValue {
+    let rows: String = (0..600)
+        .map(|i| format!(r#"{{\"i\":{i},\"v\":\"row {i}\"}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut items = vec![r#"{"role":"system","content":"You are a data agent."}"#.to_string()];
+    let mut k = 0;
+    let mut r = 0;
+    while items.len() < 300 {
+        items.push(format!(
+            r#"{{"role":"user","content":"Task {r}: summarise dataset {r}."}}"#
+        ));
+        for _ in 0..4 {
+            items.push(format!(
+                r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"call_{k}","type":"function","function":{{"name":"fetch_rows","arguments":"{{\"dataset\":{r}}}"}}}}]}}"#
+            ));
+            items.push(format!(
+                r#"{{"role":"tool","tool_call_id":"call_{k}","content":"{{\"dataset\":{r},\"rows\":[{rows}]}}"}}"#
+            ));
+            k += 1;
+        }
+        items.push(format!(
+            r#"{{"role":"assistant","content":"Dataset {r} shows a clear trend."}}"#
+        ));
+        r += 1;
+    }
+    items.truncate(300);
+    json(&format!("[{}]", items.join(",")))
+}
+
+#[wasm_bindgen_test]
+fn progressive_reaches_the_target_by_offloading_and_every_original_reloads() {
+    let input = agent_session();
+    let n = array(&input).length();
+    assert_eq!(n, 300);
+    let before = wasm::estimate_tokens(&input, None).unwrap();
+    let max = (before / 20.0).floor();
+    let r = wasm::reduce_sync(
+        &input,
+        config(&format!(
+            r#"{{"strategy":"progressive","maxTokens":{max}}}"#
+        )),
+    )
+    .unwrap();
+    assert!(
+        num(&r, "tokensAfter") <= (max * 0.8).floor(),
+        "{} tokens",
+        num(&r, "tokensAfter")
+    );
+    assert_eq!(
+        array(&get(&r, "dropped")).length(),
+        0,
+        "nothing dropped without a trace"
+    );
+    for e in array(&get(&r, "events")).iter() {
+        let kind = get(&e, "type").as_string().unwrap();
+        assert!(
+            ["toolRuns", "offloadOld", "offloadRecent"].contains(&kind.as_str()),
+            "{kind}"
+        );
+    }
+    // Every input index is accounted for once.
+    let mut seen = vec![0u32; n as usize];
+    for key in ["kept", "dropped", "summarized", "rewritten"] {
+        for i in array(&get(&r, key)).iter() {
+            seen[i.as_f64().unwrap() as usize] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&c| c == 1), "accounting: {seen:?}");
+    // Every offloaded original is the input object itself, and its id is named in the output.
+    let offloaded = get(&r, "offloaded");
+    let out = JSON::stringify(&get(&r, "messages"))
+        .unwrap()
+        .as_string()
+        .unwrap();
+    let input_array = array(&input);
+    let mut originals = 0;
+    for id in Object::keys(&offloaded.clone().into()).iter() {
+        let id = id.as_string().unwrap();
+        assert!(out.contains(&id), "{id} is not named in the output");
+        for m in array(&get(&offloaded, &id)).iter() {
+            assert!(
+                input_array.index_of(&m, 0) >= 0,
+                "an offloaded original is not an input object"
+            );
+            originals += 1;
+        }
+    }
+    let rewritten = array(&get(&r, "rewritten")).length() + array(&get(&r, "summarized")).length();
+    assert_eq!(originals, rewritten);
+    // User inputs stay verbatim.
+    let kept: Vec<u32> = array(&get(&r, "kept"))
+        .iter()
+        .map(|v| v.as_f64().unwrap() as u32)
+        .collect();
+    for (i, m) in input_array.iter().enumerate() {
+        if role(&m) == "user" {
+            assert!(kept.contains(&(i as u32)), "user input {i} was not kept");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn progressive_asks_the_summarizer_only_for_the_heavy_stages() {
+    let input = agent_session();
+    let c = json(r#"{"strategy":"progressive","maxTokens":3000,"minToolRun":1000}"#);
+    let f = Function::new_with_args(
+        "req",
+        "(globalThis.__chrKinds = globalThis.__chrKinds || []).push(req.kind); return Promise.resolve('(' + req.kind + ' of ' + req.messages.length + ')');",
+    );
+    Reflect::set(&c, &"summarizer".into(), &f).unwrap();
+    let r = wasm::reduce(input, Some(c)).await.unwrap();
+    let kinds = Reflect::get(&js_sys::global(), &"__chrKinds".into()).unwrap();
+    let kinds: Vec<String> = array(&kinds)
+        .iter()
+        .map(|k| k.as_string().unwrap())
+        .collect();
+    assert!(kinds.contains(&"round".to_string()), "{kinds:?}");
+    assert!(kinds
+        .iter()
+        .all(|k| ["round", "largeMessage", "currentRound"].contains(&k.as_str())));
+    assert!(num(&r, "tokensAfter") <= 2400.0 || get(&r, "overBudget").as_bool().unwrap());
+}
