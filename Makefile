@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: demo test setup build check native wasm-node wasm-browser package clean
+.PHONY: demo test setup build check native wasm-node wasm-browser package e2e serve bench accuracy clean
 
 demo: build
 	node examples/demo.mjs
@@ -21,8 +21,20 @@ build:
 	bash scripts/build.sh
 
 # Single layers of the suite, for working on one of them.
-check native wasm-node wasm-browser package: setup
+check native wasm-node wasm-browser package e2e: setup
 	bash scripts/test.sh $@
+
+# The demo page on http://127.0.0.1:8080 (PORT=… to change).
+serve: build
+	bash scripts/e2e.sh serve
+
+# Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run).
+bench: build
+	node bench/run.mjs
+
+# The token estimator against OpenAI's tokenizers (gpt-tokenizer) on a local corpus.
+accuracy: build
+	node bench/accuracy/measure.mjs
 
 clean:
 	rm -rf target pkg build

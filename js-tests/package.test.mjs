@@ -48,9 +48,11 @@ test("the package resolves to the Node entry and ships its typings", () => {
   const require = createRequire(import.meta.url);
   const pkgJson = require.resolve("chat-history-reducer/package.json");
   const manifest = JSON.parse(readFileSync(pkgJson, "utf8"));
-  assert.equal(manifest.exports["."].types, "./dist/chat_history_reducer.d.ts");
+  assert.equal(manifest.exports["."].types, "./index.d.ts");
   const dts = readFileSync(new URL("./dist/chat_history_reducer.d.ts", `file://${pkgJson}`), "utf8");
-  assert.match(dts, /export class ReduceError extends Error/);
+  const own = readFileSync(new URL("./dist/reader.d.ts", `file://${pkgJson}`), "utf8");
+  assert.match(own, /export class ReduceError extends Error/);
+  assert.match(readFileSync(new URL("./index.d.ts", `file://${pkgJson}`), "utf8"), /export \{ ReduceError, reloadTool \} from "\.\/dist\/reader\.js"/);
   assert.match(dts, /export function reduceSync\(messages: Message\[\], config\?: ReduceConfig\): ReduceResult;/);
   assert.ok(existsSync(new URL("./dist/chat_history_reducer_bg.wasm", `file://${pkgJson}`)));
 });
@@ -173,4 +175,21 @@ test("counts are cached by message object, and a changed message is counted agai
   m.content[0].text = "a much longer text than before, with many more words in it";
   assert.ok(estimateTokens(m) > before);
   assert.ok(estimateTokens(m, { messageOverhead: 10 }) > estimateTokens(m), "the cache is per estimator config");
+});
+
+test("tokenizer profiles and calibration from provider counts", async () => {
+  const { calibrate } = await import("chat-history-reducer");
+  const cjk = [{ role: "user", content: "日本語のテキストはトークンが多い。".repeat(20) }];
+  assert.ok(estimateTokens(cjk, { tokenizer: "cl100k" }) > estimateTokens(cjk, { tokenizer: "o200k" }), "cl100k spends more on CJK");
+  assert.equal(estimateTokens({ role: "user", content: "Привет" }), 3 + Math.ceil((4 + 6) * 0.1), "Cyrillic letters are letters");
+  const raw = estimateTokens(cjk);
+  const first = calibrate(cjk, raw * 1.4);
+  assert.ok(Math.abs(first - 1.4) < 1e-9, "the first observation is taken as it is");
+  const second = calibrate(cjk, raw * 1.2, { calibration: first });
+  assert.ok(Math.abs(second - 1.3) < 1e-9, "later ones move halfway");
+  assert.equal(calibrate(cjk, raw * 10), 2, "bounded");
+  assert.equal(estimateTokens(cjk, { calibration: 1.5 }), Math.ceil(raw * 1.5));
+  assert.equal(estimateTokens(cjk, { calibration: 1.5, tokenCounts: [7] }), 7, "given counts are not scaled");
+  assert.throws(() => estimateTokens(cjk, { calibration: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "calibration");
+  assert.throws(() => estimateTokens(cjk, { tokenizer: "gpt2" }), (e) => e.field === "tokenizer");
 });

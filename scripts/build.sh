@@ -18,6 +18,7 @@ node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers \
   --enable-mutable-globals --enable-multivalue --enable-reference-types \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
+cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"
 raw=$(wc -c <"$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)
 printf '[build] %s: %d bytes, %d bytes gzipped\n' "$wasm" "$raw" "$gz"

@@ -63,7 +63,7 @@ wasm_browser() {
 package() {
   step "build and pack the npm package"
   bash scripts/build.sh
-  rm -rf build/consumer && mkdir -p build/consumer
+  rm -rf build/consumer build/chat-history-reducer-*.tgz && mkdir -p build/consumer
   (cd pkg && npm pack --silent --pack-destination ../build) >/dev/null
   tarball=$(ls build/chat-history-reducer-*.tgz)
   step "a scratch project installs $tarball and imports it"
@@ -86,13 +86,32 @@ JSON
   passed=$((passed + n))
 }
 
+e2e() {
+  step "end to end: the demo page, a workerd worker, tsc --strict and a Vite build, on the packed tarball"
+  local tarball
+  tarball=$(ls build/chat-history-reducer-*.tgz 2>/dev/null || true)
+  if [ -z "$tarball" ]; then
+    package
+    tarball=$(ls build/chat-history-reducer-*.tgz)
+  fi
+  CHR_TARBALL="$tarball" bash scripts/e2e.sh all 2>&1 | tee "$logs/e2e.log"
+  local n
+  n=$(grep -E '^e2e: [0-9]+ passed, 0 failed$' "$logs/e2e.log" | sed -E 's/^e2e: ([0-9]+) passed.*/\1/')
+  if [ -z "$n" ] || [ "$n" -eq 0 ]; then
+    echo "FAIL: end-to-end tests" >&2
+    exit 1
+  fi
+  passed=$((passed + n))
+}
+
 case "$only" in
-  all) check; native; wasm_node; wasm_browser; package ;;
+  all) check; native; wasm_node; wasm_browser; package; e2e ;;
+  e2e) e2e ;;
   check) check ;;
   native) native ;;
   wasm-node) wasm_node ;;
   wasm-browser) wasm_browser ;;
   package) package ;;
-  *) echo "usage: $0 [all|check|native|wasm-node|wasm-browser|package]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|check|native|wasm-node|wasm-browser|package|e2e]" >&2; exit 2 ;;
 esac
 printf '\nmake test: %d passed, %d failed\n' "$passed" "$failed"

@@ -2,7 +2,7 @@
 //! default resolved, so the strategies read settled numbers.
 
 use crate::error::{show, ReduceError};
-use crate::estimate::{Estimator, Weights};
+use crate::estimate::{Estimator, Tokenizer, Weights};
 use crate::formats::FormatChoice;
 
 /// An option's value as the caller gave it, before validation. The boundary turns
@@ -93,6 +93,10 @@ pub struct Config {
     pub start_on: StartOn,
     pub keep_recent_pairs: usize,
     pub estimator: Estimator,
+    /// Multiplies every built-in estimate (not given counts): see [`crate::calibration`].
+    pub calibration: f64,
+    /// Whether `calibration` was given (a first observation is taken as it is).
+    pub calibration_given: bool,
     pub message_overhead: f64,
     pub image_tokens: f64,
     pub has_count_tokens: bool,
@@ -126,6 +130,8 @@ impl Default for Config {
             start_on: StartOn::User,
             keep_recent_pairs: 2,
             estimator: Estimator::default(),
+            calibration: 1.0,
+            calibration_given: false,
             message_overhead: 3.0,
             image_tokens: 1000.0,
             has_count_tokens: false,
@@ -341,7 +347,13 @@ impl Config {
 
         let estimator = r.choice("estimator", &[("classes", true), ("length", false)])?;
         let chars_per_token = r.positive("charsPerToken")?;
-        let mut weights = Weights::default();
+        let mut weights = match r.choice(
+            "tokenizer",
+            &[("o200k", Tokenizer::O200k), ("cl100k", Tokenizer::Cl100k)],
+        )? {
+            Some(t) => Weights::fitted(t),
+            None => Weights::default(),
+        };
         match r.get("estimatorWeights")? {
             OptionValue::Missing => {}
             OptionValue::Object(entries) => {
@@ -388,6 +400,22 @@ impl Config {
             },
             _ => Estimator::Classes(weights),
         };
+        if let Some(x) = r.positive("calibration")? {
+            use crate::calibration::{MAX, MIN};
+            if !(MIN..=MAX).contains(&x) {
+                return Err(ReduceError::config(
+                    "calibration",
+                    format!(
+                        "calibration must be between {} and {} (what calibrate() returns), got {}",
+                        show(MIN),
+                        show(MAX),
+                        show(x)
+                    ),
+                ));
+            }
+            c.calibration = x;
+            c.calibration_given = true;
+        }
         if let Some(n) = r.number("messageOverhead")? {
             c.message_overhead = n;
         }

@@ -26,6 +26,7 @@
 
 pub mod analysis;
 pub mod budget;
+pub mod calibration;
 pub mod config;
 pub mod error;
 pub mod estimate;

@@ -190,8 +190,12 @@ fn decode_with(
                 .collect()
         }
     };
+    // Raw counts (what the cache keeps), then the calibrated ones the core works with.
+    let cached_estimates = reading.cached_estimates();
+    let mut raw = Vec::with_capacity(roles.len());
     for i in 0..roles.len() {
         let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
+        let estimated = exact[i] < 0.0 || cached_estimates.get(i) == Some(&1);
         let tokens = if exact[i] >= 0.0 {
             exact[i]
         } else {
@@ -208,6 +212,12 @@ fn decode_with(
                     config.image_tokens,
                 ),
             }
+        };
+        raw.push(tokens);
+        let tokens = if estimated && config.calibration != 1.0 {
+            (tokens * config.calibration).ceil()
+        } else {
+            tokens
         };
         transcript.messages.push(MessageInfo {
             role,
@@ -229,8 +239,7 @@ fn decode_with(
         })
         .collect();
     if input {
-        let tokens: Vec<f64> = transcript.messages.iter().map(|m| m.tokens).collect();
-        remember(&reading, &tokens);
+        remember(&reading, &raw);
     }
     Ok((transcript, reading))
 }

@@ -11,6 +11,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
+use crate::calibration::update;
 use crate::error::ReduceError;
 use crate::history::{spread, Stats};
 
@@ -31,6 +32,8 @@ struct State {
     prompt_len: Option<usize>,
     /// `outputTokens` waiting for the reply to be pushed.
     pending_output: Option<f64>,
+    /// The correction factor learned from `recordUsage` (see `calibration.rs`).
+    calibration: Option<f64>,
     /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
     generation: u32,
 }
@@ -86,31 +89,38 @@ impl ChatHistory {
                 stats: Stats::default(),
                 prompt_len: None,
                 pending_output: None,
+                calibration: None,
                 generation: 0,
             })),
         })
     }
 }
 
-/// The config of one `prepare()`: the user's, with the exact counts known so far.
+/// The config of one `prepare()`: the user's, with the exact counts and the calibration
+/// learned so far.
 fn config_with_counts(state: &State) -> JsValue {
-    if state.counts.size() == 0 {
+    if state.counts.size() == 0 && state.calibration.is_none() {
         return state.config.clone();
     }
-    let counts: Array = state
-        .messages
-        .iter()
-        .map(|m| {
-            let c = state.counts.get(m);
-            if c.as_f64().is_some() {
-                c
-            } else {
-                JsValue::NULL
-            }
-        })
-        .collect();
     let config = Object::assign(&Object::new(), &Object::from(state.config.clone()));
-    set(&config, "tokenCounts", counts);
+    if state.counts.size() > 0 {
+        let counts: Array = state
+            .messages
+            .iter()
+            .map(|m| {
+                let c = state.counts.get(m);
+                if c.as_f64().is_some() {
+                    c
+                } else {
+                    JsValue::NULL
+                }
+            })
+            .collect();
+        set(&config, "tokenCounts", counts);
+    }
+    if let Some(c) = state.calibration {
+        set(&config, "calibration", c);
+    }
     config.into()
 }
 
@@ -251,8 +261,11 @@ impl ChatHistory {
             let prompt: Vec<JsValue> = s.messages[..len.min(s.messages.len())].to_vec();
             let mut call: Call = decode_config(&s.config, true)?;
             call.callbacks.token_counts = JsValue::UNDEFINED;
+            call.config.calibration = 1.0;
             let (t, _) = decode_messages(&array(&prompt), &call)?;
             let estimates: Vec<f64> = t.messages.iter().map(|m| m.tokens).collect();
+            // Later estimates follow this model's tokenizer.
+            s.calibration = Some(update(s.calibration, t.total_tokens(), input));
             for (m, c) in prompt.iter().zip(spread(&estimates, input)) {
                 s.counts.set(m, &JsValue::from(c));
             }
@@ -396,6 +409,7 @@ impl ChatHistory {
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
             s.pending_output = get(&state, "pendingOutputTokens").as_f64();
+            s.calibration = get(&state, "calibration").as_f64();
         }
         Ok(history)
     }

@@ -8,7 +8,8 @@ mod error_class {
     #![allow(unused_variables)] // the macro leaves `skip_typescript` unused
     use wasm_bindgen::prelude::*;
 
-    // `skip_typescript`: `types.d.ts` declares the class with its fields.
+    // Their typings are `reader.d.ts` (wasm-bindgen declares a reexport as `unknown`; the
+    // package's `index.d.ts` exports the real declarations over it).
     #[wasm_bindgen(module = "/src/wasm/reader.js")]
     extern "C" {
         /// `ReduceError`, defined in `reader.js` so that it is a real `Error` subclass.
@@ -51,6 +52,10 @@ extern "C" {
     pub fn text(this: &Reading) -> String;
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;
+    /// 1 where `exact` is a cached estimate of ours (which calibration scales), not a count
+    /// the caller gave.
+    #[wasm_bindgen(method, getter, js_name = cachedEstimates)]
+    pub fn cached_estimates(this: &Reading) -> Vec<u8>;
 
     pub fn remember(reading: &Reading, tokens: &[f64]);
 

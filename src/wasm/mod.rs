@@ -126,6 +126,47 @@ pub fn estimate_tokens(
     Ok(transcript.total_tokens())
 }
 
+/// The next calibration factor after the provider counted `inputTokens` for exactly
+/// `messages`: pass it back as `config.calibration` so that later estimates follow the
+/// model's own tokenizer. The first call takes the observed ratio as it is; later calls
+/// (with `config.calibration` set) move halfway toward it. Bounded to [0.5, 2].
+///
+/// ```javascript
+/// import { calibrate, reduceSync } from "chat-history-reducer";
+/// let calibration;
+/// const sent = reduceSync(history, { maxTokens, calibration }).messages;
+/// const reply = await model(sent);
+/// calibration = calibrate(sent, reply.usage.prompt_tokens, { calibration });
+/// ```
+#[wasm_bindgen]
+pub fn calibrate(
+    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
+    #[wasm_bindgen(js_name = inputTokens)] input_tokens: f64,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+) -> Result<f64, JsValue> {
+    let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
+    if !(input_tokens.is_finite() && input_tokens > 0.0) {
+        return Err(crate::ReduceError::config(
+            "inputTokens",
+            "calibrate: inputTokens must be the provider's positive prompt token count",
+        )
+        .into());
+    }
+    let previous = call
+        .config
+        .calibration_given
+        .then_some(call.config.calibration);
+    let mut raw = call;
+    raw.config.calibration = 1.0;
+    raw.callbacks.token_counts = JsValue::UNDEFINED;
+    let (t, _) = decode_messages(messages, &raw)?;
+    Ok(crate::calibration::update(
+        previous,
+        t.total_tokens(),
+        input_tokens,
+    ))
+}
+
 /// Explains every message: role, tokens, group, round and why it is protected, with the
 /// totals and the detected format.
 ///

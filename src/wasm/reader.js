@@ -62,6 +62,7 @@ class Reading {
     this.images = new Uint32Array(n);
     this.lengthTokens = new Float64Array(n);
     this.pieceCounts = new Uint32Array(n);
+    this.cachedEstimates = new Uint8Array(n);
     this.pieceLengths = [];
     this.texts = [];
     this.links = [];
@@ -752,6 +753,7 @@ export function readMessages(messages, options) {
     }
     if (cached !== undefined) {
       exact = cached.tokens;
+      if (cached.fn === undefined) r.cachedEstimates[i] = 1;
     } else if (countTokens !== undefined) {
       // The user's own function: what it throws reaches the caller unchanged.
       const c = countTokens(m, i);

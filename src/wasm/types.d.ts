@@ -10,26 +10,6 @@ export type ErrorCode =
   | "BUDGET_UNREACHABLE"
   | "ABORTED";
 
-/**
- * Thrown by every function of this package for bad input or a failed reduction. The
- * module stays usable afterwards.
- *
- * ```javascript
- * try { reduceSync(history, { maxTokens: -1 }); }
- * catch (e) { if (e instanceof ReduceError) console.log(e.code, e.field); } // INVALID_CONFIG maxTokens
- * ```
- */
-export class ReduceError extends Error {
-  constructor(code: ErrorCode, message: string, index?: number, field?: string);
-  readonly name: "ReduceError";
-  /** What went wrong. */
-  code: ErrorCode;
-  /** The input message at fault (`INVALID_MESSAGE`). */
-  index?: number;
-  /** The config option at fault (`INVALID_CONFIG`). */
-  field?: string;
-}
-
 // ---- Message formats (SPEC §2). Unknown fields are kept: every shape is open. ----------
 
 /** OpenAI Chat Completions. */
@@ -218,6 +198,10 @@ export interface ReduceConfig {
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
   estimatorWeights?: EstimatorWeights;
+  /** Class weights fitted for this tokenizer family. Default `"o200k"`. */
+  tokenizer?: "o200k" | "cl100k";
+  /** A correction factor for built-in estimates, from `calibrate()` (0.5–2). */
+  calibration?: number;
   /** `estimator: "length"`: characters per token. Default 4. */
   charsPerToken?: number;
   /** Tokens added per message. Default 3. */
@@ -326,22 +310,9 @@ export interface ChatHistoryState {
   stats: { reductions: number; summarizerCalls: number; tokensSaved: number };
   promptLength: number | null;
   pendingOutputTokens: number | null;
+  /** The correction factor learned from recordUsage. */
+  calibration: number | null;
 }
 
 /** A JSON Schema object. */
 export type JSONSchema = { [key: string]: unknown };
-
-/**
- * The `context_reload` tool: lets the model ask for an offloaded message back.
- *
- * ```javascript
- * // OpenAI:     tools: [{ type: "function", function: reloadTool }]
- * // Anthropic:  tools: [{ name: reloadTool.name, description: reloadTool.description, input_schema: reloadTool.parameters }]
- * // AI SDK:     tools: { [reloadTool.name]: tool({ description: reloadTool.description, inputSchema: jsonSchema(reloadTool.parameters), execute: ({ id }) => history.reload(id) }) }
- * ```
- */
-export const reloadTool: {
-  readonly name: "context_reload";
-  readonly description: string;
-  readonly parameters: JSONSchema;
-};

@@ -1,0 +1,39 @@
+// Typings of reader.js's own exports, which the package re-exports (wasm-bindgen's
+// `reexport` declares them only as `unknown`; the package's index.d.ts exports these).
+import type { ErrorCode, JSONSchema } from "./chat_history_reducer.js";
+
+/**
+ * Thrown by every function of this package for bad input or a failed reduction. The
+ * module stays usable afterwards.
+ *
+ * ```javascript
+ * try { reduceSync(history, { maxTokens: -1 }); }
+ * catch (e) { if (e instanceof ReduceError) console.log(e.code, e.field); } // INVALID_CONFIG maxTokens
+ * ```
+ */
+export class ReduceError extends Error {
+  constructor(code: ErrorCode, message: string, index?: number, field?: string);
+  readonly name: "ReduceError";
+  /** What went wrong. */
+  code: ErrorCode;
+  /** The input message at fault (`INVALID_MESSAGE`). */
+  index?: number;
+  /** The config option at fault (`INVALID_CONFIG`). */
+  field?: string;
+}
+
+
+/**
+ * The `context_reload` tool: lets the model ask for an offloaded message back.
+ *
+ * ```javascript
+ * // OpenAI:     tools: [{ type: "function", function: reloadTool }]
+ * // Anthropic:  tools: [{ name: reloadTool.name, description: reloadTool.description, input_schema: reloadTool.parameters }]
+ * // AI SDK:     tools: { [reloadTool.name]: tool({ description: reloadTool.description, inputSchema: jsonSchema(reloadTool.parameters), execute: ({ id }) => history.reload(id) }) }
+ * ```
+ */
+export const reloadTool: {
+  readonly name: "context_reload";
+  readonly description: string;
+  readonly parameters: JSONSchema;
+};
