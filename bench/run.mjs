@@ -189,20 +189,25 @@ const PRUNE = { reasoning: "before-last-message", toolCalls: "before-last-2-mess
 
 // ---- interleaved rounds -----------------------------------------------------------------
 
-/** Runs c once (awaiting when it is async) and returns its output. */
-const once = async (c) => (c.async ? await c.run() : c.run());
+/** Runs c once on a new input (awaiting when it is async) and returns its output. */
+const once = async (c) => {
+  const x = c.input();
+  return c.async ? await c.run(x) : c.run(x);
+};
 
 /** First call (bounds every later one), warm-up, and calls per sample so a sample lasts ≥ sampleMs. */
 async function calibrate(c) {
   gc({ type: "minor" });
+  const x = c.input();
   let t = now();
-  c.output = await once(c);
+  c.output = c.async ? await c.run(x) : c.run(x);
   c.first = now() - t;
   const times = [];
   let spent = c.first;
   while (spent < 40 && times.length < 30 && c.first < 200) {
+    const y = c.input();
     t = now();
-    consume(await once(c));
+    consume(c.async ? await c.run(y) : c.run(y));
     const d = now() - t;
     times.push(d);
     spent += d;
@@ -213,11 +218,12 @@ async function calibrate(c) {
 }
 
 async function sample(c) {
-  gc({ type: "minor" }); // a young-generation GC only: a full gc() before every call slows the next calls
   const k = c.perSample;
+  const inputs = Array.from({ length: k }, c.input); // made outside the timing
+  gc({ type: "minor" }); // a young-generation GC only: a full gc() before every call slows the next calls
   const t = now();
-  if (c.async) for (let i = 0; i < k; i++) consume(await c.run());
-  else for (let i = 0; i < k; i++) consume(c.run());
+  if (c.async) for (let i = 0; i < k; i++) consume(await c.run(inputs[i]));
+  else for (let i = 0; i < k; i++) consume(c.run(inputs[i]));
   c.samples.push((now() - t) / k);
 }
 
@@ -246,13 +252,23 @@ async function benchSize(n) {
   const lcOptions = { maxTokens: lc ? Math.floor(SHARE * langchainCounter(lc)) : 0, strategy: "last", startOn: "human", includeSystem: true, allowPartial: false, tokenCounter: langchainCounter };
   const model = toModelMessages(conv);
 
+  // reduceSync caches token counts by message object, so it runs two ways: on new message
+  // objects every call (shallow copies made outside the timing: a first reduction, nothing
+  // cached) and on the same objects every call (an app reducing its history again). Each
+  // has its own objects, so the two estimators do not evict each other's counts.
+  const copy = () => conv.map((m) => ({ ...m }));
+  const sameDefault = copy(), sameLength = copy();
+  const same = (x) => () => x;
   const contenders = [
-    { key: "ours", label: "reduceSync (default estimator)", run: () => chr.reduceSync(conv, cfgDefault) },
-    { key: "oursLength", label: "reduceSync (length, 4 chars/token)", run: () => chr.reduceSync(conv, cfgLength) },
-    { key: "langchain", label: "LangChain trimMessages (text/4)", async: true, run: () => trimMessages(lc, lcOptions), skip: lcSkip },
-    { key: "aiSdk", label: "AI SDK pruneMessages (no budget)", run: () => pruneMessages({ messages: model, ...PRUNE }) },
-    { key: "plain", label: "plain JS loop (length/4)", run: () => plainTrim(conv, budgetLength) },
+    { key: "ours", label: "reduceSync default, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgDefault) },
+    { key: "oursLength", label: "reduceSync length/4, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgLength) },
+    { key: "oursCached", label: "reduceSync default, same objects", input: same(sameDefault), run: (x) => chr.reduceSync(x, cfgDefault) },
+    { key: "oursLengthCached", label: "reduceSync length/4, same objects", input: same(sameLength), run: (x) => chr.reduceSync(x, cfgLength) },
+    { key: "langchain", label: "LangChain trimMessages (text/4)", async: true, input: same(lc), run: (x) => trimMessages(x, lcOptions), skip: lcSkip },
+    { key: "aiSdk", label: "AI SDK pruneMessages (no budget)", input: same(model), run: (x) => pruneMessages({ messages: x, ...PRUNE }) },
+    { key: "plain", label: "plain JS loop (length/4)", input: same(conv), run: (x) => plainTrim(x, budgetLength) },
   ];
+  const by = Object.fromEntries(contenders.map((c) => [c.key, c]));
   const rounds = P.rounds[n] ?? 5;
   for (const c of contenders) {
     c.samples = [];
@@ -278,23 +294,24 @@ async function benchSize(n) {
 
   // What each kept, and whether those that should agree do.
   const index = new Map(conv.map((m, i) => [m, i]));
-  const rDefault = contenders[0].output, rLength = contenders[1].output;
-  const plainKept = contenders[4].output.map((m) => index.get(m));
-  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const rDefault = by.ours.output, rLength = by.oursLength.output;
+  const plainKept = by.plain.output.map((m) => index.get(m));
+  const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   const agreement = {
-    oursLengthVsPlain: same(rLength.kept, plainKept),
+    oursLengthVsPlain: equal(rLength.kept, plainKept),
+    cachedSameAsNew: equal(by.oursCached.output.kept, rDefault.kept) && equal(by.oursLengthCached.output.kept, rLength.kept),
     oursLengthKept: rLength.kept.length,
     plainKept: plainKept.length,
     oursOverBudget: rLength.overBudget,
     differing: rLength.kept.filter((i) => !plainKept.includes(i)).length + plainKept.filter((i) => !rLength.kept.includes(i)).length,
   };
-  const lcOut = contenders[2].output;
+  const lcOut = by.langchain.output;
   if (lcOut) {
     // Its counter reads only the message text, so its cut may sit a little elsewhere.
     agreement.langchainKept = lcOut.length;
     agreement.langchainVsOursLength = lcOut.length / rLength.kept.length - 1;
   }
-  const aiOut = contenders[3].output;
+  const aiOut = by.aiSdk.output;
   const aiTokens = chr.estimateTokens(aiOut, { format: "vercel", estimator: "length", charsPerToken: 4 });
   const aiModelTokens = chr.estimateTokens(model, { format: "vercel", estimator: "length", charsPerToken: 4 });
 
@@ -324,8 +341,11 @@ async function benchSize(n) {
   const m = (k) => res.contenders[k].medianMs;
   res.ratios = {
     oursVsLangchain: m("ours") / m("langchain"),
+    oursCachedVsLangchain: m("oursCached") / m("langchain"),
     oursLengthVsLangchain: m("oursLength") / m("langchain"),
+    oursLengthCachedVsLangchain: m("oursLengthCached") / m("langchain"),
     oursLengthVsPlain: m("oursLength") / m("plain"),
+    oursLengthCachedVsPlain: m("oursLengthCached") / m("plain"),
     oursVsPlain: m("ours") / m("plain"),
     oursLengthVsAiSdk: m("oursLength") / m("aiSdk"),
     oursVsAiSdk: m("ours") / m("aiSdk"),
@@ -357,12 +377,13 @@ function repeatedTurns() {
   const appended = Array.from({ length: P.turns }, next);
 
   // The way an app uses it: reduce, send the result, append the next message to the result.
-  // The first call: a full reduction of the 10,000 messages (median of a few, each on a copy).
+  // The first call: a full reduction of the 10,000 messages (median of a few, each on new
+  // message objects so that no count is cached).
   const firsts = [];
   let r, t;
   for (let i = 0; i < (QUICK ? 3 : 5); i++) {
     gc({ type: "minor" });
-    const copy = base.slice();
+    const copy = base.map((m) => ({ ...m }));
     t = now();
     r = chr.reduceSync(copy, config);
     firsts.push(now() - t);
@@ -381,7 +402,8 @@ function repeatedTurns() {
     if (r.reduced) reductions++;
     history = r.messages;
   }
-  // For comparison: reducing the whole, ever-growing history again every turn.
+  // For comparison: reducing the whole, ever-growing history again every turn (the same
+  // objects every turn, so their counts are cached).
   const full = base.slice();
   const stateless = [];
   for (let i = 0; i < P.statelessTurns; i++) {
@@ -479,11 +501,12 @@ async function memory() {
   let errors = 0, afterFirst = 0;
   const t0 = now();
   for (let i = 1; i <= P.memoryCalls; i++) {
-    // Every 100th call takes the error path (an invalid config), the rest reduce.
+    // Every 100th call takes the error path (an invalid config), the rest reduce: every
+    // other one new message objects (nothing cached), the others the same objects.
     if (i % 100 === 0) {
       try { api.reduceSync(conv, bad); } catch { errors++; }
     } else {
-      consume(api.reduceSync(conv, config));
+      consume(api.reduceSync(i % 2 ? conv.map((m) => ({ ...m })) : conv, config));
     }
     if (i === 1_000) afterFirst = pages();
   }
@@ -503,7 +526,7 @@ function printTable(results) {
   const row = (label, f) => console.log(padEnd(label, L) + results.map((r) => pad(f(r), W)).join(""));
   console.log(`\nMedian ms per call (interleaved rounds; samples in the JSON)`);
   console.log(head);
-  for (const key of ["ours", "oursLength", "langchain", "aiSdk", "plain"]) {
+  for (const key of ["ours", "oursCached", "oursLength", "oursLengthCached", "langchain", "aiSdk", "plain"]) {
     row(results[0].contenders[key].label, (r) => {
       const c = r.contenders[key];
       return c.skipped ? "skipped" : ms(c.medianMs);
@@ -520,12 +543,16 @@ function printTable(results) {
     const x = r.ratios[key];
     return Number.isFinite(x) ? (x < 0.01 ? x.toFixed(4) : x < 0.1 ? x.toFixed(3) : x.toFixed(2)) : "—";
   });
-  rr("default ÷ trimMessages", "oursVsLangchain");
-  rr("length ÷ trimMessages", "oursLengthVsLangchain");
-  rr("length ÷ plain loop", "oursLengthVsPlain");
-  rr("default ÷ plain loop", "oursVsPlain");
-  rr("length ÷ pruneMessages", "oursLengthVsAiSdk");
-  rr("default ÷ pruneMessages", "oursVsAiSdk");
+  rr("default new ÷ trimMessages", "oursVsLangchain");
+  rr("default same ÷ trimMessages", "oursCachedVsLangchain");
+  rr("length new ÷ trimMessages", "oursLengthVsLangchain");
+  rr("length same ÷ trimMessages", "oursLengthCachedVsLangchain");
+  rr("length new ÷ plain loop", "oursLengthVsPlain");
+  rr("length same ÷ plain loop", "oursLengthCachedVsPlain");
+  rr("default new ÷ plain loop", "oursVsPlain");
+  rr("length new ÷ pruneMessages", "oursLengthVsAiSdk");
+  rr("default new ÷ pruneMessages", "oursVsAiSdk");
+  console.log(`  new = new message objects every call (nothing cached); same = the same objects again (counts cached)`);
   console.log(`\nWhat each kept (budget: 25% of the estimated tokens)`);
   console.log(head);
   row("characters in the conversation", (r) => int(r.chars));
@@ -536,6 +563,7 @@ function printTable(results) {
   row("kept: trimMessages", (r) => r.kept.langchain ?? "skipped");
   row("kept: pruneMessages (all msgs)", (r) => `${r.kept.aiSdk} (${(100 * r.aiSdkTokenShare).toFixed(0)}% tok)`);
   row("ours length = plain loop?", (r) => (r.agreement.oursLengthVsPlain ? "same" : `${r.agreement.differing} differ`));
+  row("ours same objects = new objects?", (r) => (r.agreement.cachedSameAsNew ? "same" : "DIFFER"));
   row("trimMessages kept vs ours length", (r) => (r.agreement.langchainKept === undefined ? "—" : `${r.agreement.langchainVsOursLength >= 0 ? "+" : ""}${(100 * r.agreement.langchainVsOursLength).toFixed(1)}%`));
   console.log(`  pruneMessages only strips tool calls/results before the last 2 messages: it has no token budget.`);
 }
@@ -544,20 +572,22 @@ function targets(results, turns, summary, mem) {
   const at = (n) => results.find((r) => r.n === n);
   const list = [];
   const add = (name, value, pass) => list.push({ name, value, pass });
+  const x = (r) => `${(1 / r).toFixed(0)}×`;
   const r10 = at(10_000);
   if (r10) {
-    const lc = r10.contenders.langchain;
-    if (lc.skipped) add("10,000 msgs: reduceSync ≥100× faster than trimMessages", "trimMessages skipped", null);
+    const q = r10.ratios;
+    if (r10.contenders.langchain.skipped) add("10,000 msgs: reduceSync ≥100× faster than trimMessages", "trimMessages skipped", null);
     else {
-      add("10,000 msgs: reduceSync (default) ≥100× faster than trimMessages", `${(1 / r10.ratios.oursVsLangchain).toFixed(0)}×`, r10.ratios.oursVsLangchain <= 0.01);
-      add("10,000 msgs: reduceSync (length) ≥100× faster than trimMessages", `${(1 / r10.ratios.oursLengthVsLangchain).toFixed(0)}×`, r10.ratios.oursLengthVsLangchain <= 0.01);
+      add("10,000 msgs: reduceSync (default) ≥100× faster than trimMessages", `${x(q.oursVsLangchain)} (same objects: ${x(q.oursCachedVsLangchain)})`, q.oursVsLangchain <= 0.01);
+      add("10,000 msgs: reduceSync (length) ≥100× faster than trimMessages", `${x(q.oursLengthVsLangchain)} (same objects: ${x(q.oursLengthCachedVsLangchain)})`, q.oursLengthVsLangchain <= 0.01);
     }
-    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${r10.ratios.oursLengthVsPlain.toFixed(2)}×`, r10.ratios.oursLengthVsPlain <= 5);
+    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${q.oursLengthVsPlain.toFixed(1)}× (same objects: ${q.oursLengthCachedVsPlain.toFixed(1)}×)`, q.oursLengthVsPlain <= 5);
   }
   const r100k = at(100_000);
   if (r100k) {
-    add("100,000 msgs: reduceSync (default) under 50 ms", `${ms(r100k.contenders.ours.medianMs)} ms`, r100k.contenders.ours.medianMs < 50);
-    add("100,000 msgs: reduceSync (length) under 50 ms", `${ms(r100k.contenders.oursLength.medianMs)} ms`, r100k.contenders.oursLength.medianMs < 50);
+    const c = r100k.contenders;
+    add("100,000 msgs: reduceSync (default) under 50 ms", `${ms(c.ours.medianMs)} ms (same objects: ${ms(c.oursCached.medianMs)} ms)`, c.ours.medianMs < 50);
+    add("100,000 msgs: reduceSync (length) under 50 ms", `${ms(c.oursLength.medianMs)} ms (same objects: ${ms(c.oursLengthCached.medianMs)} ms)`, c.oursLength.medianMs < 50);
   } else {
     add("100,000 msgs under 50 ms", "not run (BENCH_QUICK)", null);
   }
@@ -587,7 +617,7 @@ const turns = repeatedTurns();
 console.log(`\n(a) Repeated turns: ${int(turns.messages)}-message history, ${turns.turns} turns of one appended message, reduceSync each turn (maxTokens ${int(turns.maxTokens)}, result applied)`);
 console.log(`    first call ${ms(turns.firstCallMs)} ms (median of ${turns.firstCalls}; kept ${turns.firstKept}); per turn median ${ms(turns.medianTurnMs)} ms, p90 ${ms(turns.p90TurnMs)}, max ${ms(turns.maxTurnMs)}; ` +
   `turn ÷ first = ${turns.turnOverFirst.toFixed(3)}; reduced again on ${turns.reductionsAfterFirst} turns`);
-console.log(`    without applying the result (whole history each turn, ${turns.statelessTurns} turns): median ${ms(turns.statelessMedianMs)} ms`);
+console.log(`    without applying the result (the whole, growing history each turn, same objects; ${turns.statelessTurns} turns): median ${ms(turns.statelessMedianMs)} ms`);
 
 const summary = await summarizerTurns();
 console.log(`\n(b) Summarizer: ${summary.turns} turns, reduce({strategy: "summarize", targetMessages: 20, thresholdMessages: 5}) each turn, result applied`);
@@ -610,7 +640,7 @@ console.log(`Start-up (median of ${startup.processes} fresh processes): compile 
   `(glue import + file read before it: ${ms(startup.importAndReadMs)} ms); a fresh instance in a warm process: ${ms(startup.inProcessFreshInstanceMs)} ms`);
 
 const mem = await memory();
-console.log(`Memory: ${int(mem.calls)} small reduceSync calls (${mem.errorCalls} of them errors) on a fresh instance: wasm memory ${int(mem.memoryAfter1000)} bytes after 1,000, ` +
+console.log(`Memory: ${int(mem.calls)} small reduceSync calls (30 messages; ${mem.errorCalls} of them errors, half of the rest on new objects) on a fresh instance: wasm memory ${int(mem.memoryAfter1000)} bytes after 1,000, ` +
   `${int(mem.memoryAfterAll)} after all (${ms(mem.perCallUs)} µs a call)`);
 
 const verdicts = targets(results, turns, summary, mem);
