@@ -17,8 +17,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::analysis;
 use crate::config::Strategy;
-use decode::{decode_config, decode_messages, set};
+use crate::transcript::Transcript;
+use decode::{decode_config, decode_messages, set, Call};
 use encode::{core_events, encode_result, Writings};
+use js::Reading;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -43,12 +45,17 @@ pub fn reduce_sync(
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_messages(messages, &call)?;
+    reduce_now(&call, &transcript, &reading)
+}
+
+/// The strategies without a summarizer (`SUMMARIZER_REQUIRES_ASYNC` for the others).
+fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
-        return progressive::reduce_sync(&call, &transcript, &reading);
+        return progressive::reduce_sync(call, t, reading);
     }
-    let reduction = crate::reduce_sync(&transcript, &call.config)?;
+    let reduction = crate::reduce_sync(t, &call.config)?;
     Ok(encode_result(
-        &reading,
+        reading,
         &reduction,
         &Writings::none(),
         &core_events(&reduction),
@@ -74,19 +81,15 @@ pub async fn reduce(
 async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     let call = decode_config(&config, true)?;
     let (transcript, reading) = decode_messages(&messages, &call)?;
-    if call.config.strategy == Strategy::Progressive {
-        return progressive::reduce(&call, &transcript, &reading).await;
+    match call.config.strategy {
+        Strategy::Progressive if call.config.needs_summarizer() => {
+            progressive::reduce(&call, &transcript, &reading).await
+        }
+        Strategy::Summarize => {
+            summarize::reduce_with_summarizer(&call, &transcript, &reading).await
+        }
+        _ => reduce_now(&call, &transcript, &reading),
     }
-    if call.config.needs_summarizer() {
-        return summarize::reduce_with_summarizer(&call, &transcript, &reading).await;
-    }
-    let reduction = crate::reduce_sync(&transcript, &call.config)?;
-    Ok(encode_result(
-        &reading,
-        &reduction,
-        &Writings::none(),
-        &core_events(&reduction),
-    ))
 }
 
 /// Whether any configured trigger fires: `maxTokens` exceeded, or more than

@@ -63,9 +63,24 @@ fn record(
     Ok(())
 }
 
-fn unchanged_or_start(call: &Call, t: &Transcript) -> Result<Option<Reduction>, JsValue> {
+/// The result when no trigger fires (nothing to do), else `None` after `reduceStart`.
+fn unchanged_or_start(
+    call: &Call,
+    t: &Transcript,
+    reading: &Reading,
+    started: f64,
+) -> Result<Option<JsValue>, JsValue> {
     if !crate::should_reduce(t, &call.config) {
-        return Ok(Some(Reduction::unchanged(t)));
+        let r = Reduction::unchanged(t);
+        return finish(
+            call,
+            reading,
+            &r,
+            Writings::none(),
+            core_events(&r),
+            started,
+        )
+        .map(Some);
     }
     report(call, "reduceStart", |e| {
         set(e, "strategy", "progressive");
@@ -78,15 +93,8 @@ fn unchanged_or_start(call: &Call, t: &Transcript) -> Result<Option<Reduction>, 
 /// `progressive` without a summarizer (`reduceSync`): stages 1–3 and, if needed, truncation.
 pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
     let started = now();
-    if let Some(r) = unchanged_or_start(call, t)? {
-        return finish(
-            call,
-            reading,
-            &r,
-            Writings::none(),
-            core_events(&r),
-            started,
-        );
+    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
+        return Ok(result);
     }
     let mut p = Progressive::new(t, &call.config);
     let writings = Writings::none();
@@ -109,15 +117,8 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
 pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
     let config = &call.config;
     let started = now();
-    if let Some(r) = unchanged_or_start(call, t)? {
-        return finish(
-            call,
-            reading,
-            &r,
-            Writings::none(),
-            core_events(&r),
-            started,
-        );
+    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
+        return Ok(result);
     }
     let mut p = Progressive::new(t, config);
     let mut writings = Writings::none();
