@@ -15,7 +15,7 @@ wasm-bindgen target/wasm32-unknown-unknown/release/chat_history_reducer.wasm \
 wasm="$out/dist/chat_history_reducer_bg.wasm"
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-multivalue --enable-reference-types \
+  --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
 cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"

@@ -195,65 +195,188 @@ fn class_of(c: char) -> u8 {
     }
 }
 
-/// Counts of code points per class in a text, with whitespace split into run starts and
-/// run continuations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClassCounts([u32; CLASSES]);
+/// Weights are summed as whole millionths of a token: exact for weights with up to six
+/// decimals (ten letters at 0.10 are exactly 1 token), deterministic, and an integer add per
+/// byte in the hot loop.
+const SCALE: f64 = 1_000_000.0;
 
-impl ClassCounts {
-    /// One pass over `text`.
-    pub fn of(text: &str) -> Self {
-        let mut counts = [0u32; CLASSES];
-        let mut in_space = false;
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            let class = if b < 0x80 {
-                i += 1;
-                ASCII[b as usize]
+fn fixed(w: f64) -> i64 {
+    (w * SCALE).round() as i64
+}
+
+static IS_SPACE: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = ascii_classes()[b] == SPACE;
+        b += 1;
+    }
+    t
+};
+
+/// A weight table made once per call: one pass over a text is then a table lookup and an
+/// integer add per ASCII byte.
+#[derive(Clone, Debug)]
+pub struct Scanner {
+    /// ASCII byte → weight; whitespace carries its run-continuation weight.
+    ascii: [i64; 128],
+    /// What a whitespace run's first character adds over a continuation.
+    run_start: i64,
+    by_class: [i64; CLASSES],
+}
+
+impl Scanner {
+    pub fn new(weights: &Weights) -> Scanner {
+        let by_class = weights.by_class().map(fixed);
+        let mut ascii = [0i64; 128];
+        for (b, slot) in ascii.iter_mut().enumerate() {
+            let class = ASCII[b] as usize;
+            *slot = if class == SPACE as usize {
+                by_class[SPACE_RUN as usize]
             } else {
-                // Decode one code point; `text` is valid UTF-8, so the slice is too.
-                let width = utf8_width(b);
-                let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
-                i += width;
-                class_of(c)
+                by_class[class]
             };
-            let class = if class == SPACE {
-                let c = if in_space { SPACE_RUN } else { SPACE };
-                in_space = true;
-                c
-            } else {
-                in_space = false;
-                class
-            };
-            counts[class as usize] += 1;
         }
-        ClassCounts(counts)
+        Scanner {
+            ascii,
+            run_start: by_class[SPACE as usize] - by_class[SPACE_RUN as usize],
+            by_class,
+        }
     }
 
-    /// The weighted sum: the estimated tokens, before rounding.
-    pub fn weighted(&self, weights: &Weights) -> f64 {
-        let w = weights.by_class();
-        self.0
-            .iter()
-            .zip(w.iter())
-            .map(|(&n, &w)| n as f64 * w)
-            .sum()
+    /// The estimated tokens of `text`, before rounding: the sum of its code points' weights.
+    pub fn weigh(&self, text: &str) -> f64 {
+        self.weigh_units(text.as_bytes(), 0, usize::MAX).0
+    }
+
+    /// The estimated tokens of UTF-8 `bytes` (from `TextEncoder`), before rounding.
+    pub fn weigh_bytes(&self, bytes: &[u8]) -> f64 {
+        self.weigh_units(bytes, 0, usize::MAX).0
+    }
+
+    /// Weighs the text that starts at byte `start` of `bytes` (valid UTF-8) and is `units`
+    /// UTF-16 code units long (JavaScript's `length`), and returns where it ends: so joined
+    /// texts are split and weighed in one pass.
+    pub fn weigh_units(&self, bytes: &[u8], start: usize, units: usize) -> (f64, usize) {
+        self.weigh_with(bytes, start, units, true)
+    }
+
+    /// [`Scanner::weigh_units`] without the SIMD path, to check the SIMD path against.
+    #[doc(hidden)]
+    pub fn weigh_units_scalar(&self, bytes: &[u8], start: usize, units: usize) -> (f64, usize) {
+        self.weigh_with(bytes, start, units, false)
+    }
+
+    fn weigh_with(&self, bytes: &[u8], start: usize, units: usize, simd: bool) -> (f64, usize) {
+        let mut sum: i64 = 0;
+        let mut starts: i64 = 0;
+        let mut prev_space = false;
+        let mut i = start;
+        let mut left = units;
+        while i < bytes.len() && left > 0 {
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            if simd && left >= 16 && i + 16 <= bytes.len() {
+                if let Some(chunk) = self.ascii_chunk(bytes, i, prev_space) {
+                    sum += chunk.sum;
+                    starts += chunk.starts;
+                    prev_space = chunk.ends_in_space;
+                    i += 16;
+                    left -= 16;
+                    continue;
+                }
+            }
+            let _ = simd;
+            let b = bytes[i];
+            if b < 0x80 {
+                sum += self.ascii[b as usize];
+                let space = IS_SPACE[b as usize];
+                starts += i64::from(space && !prev_space);
+                prev_space = space;
+                i += 1;
+                left -= 1;
+                continue;
+            }
+            let (c, width) = decode(bytes, i);
+            i += width;
+            left = left.saturating_sub(if width == 4 { 2 } else { 1 });
+            let class = class_of(c);
+            if class == SPACE {
+                sum += self.by_class[SPACE_RUN as usize];
+                starts += i64::from(!prev_space);
+                prev_space = true;
+            } else {
+                sum += self.by_class[class as usize];
+                prev_space = false;
+            }
+        }
+        ((sum + starts * self.run_start).max(0) as f64 / SCALE, i)
+    }
+
+    /// Sixteen ASCII bytes at once: class masks by comparison, counted by popcount. `None`
+    /// when a byte is not ASCII.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn ascii_chunk(&self, bytes: &[u8], i: usize, prev_space: bool) -> Option<Chunk> {
+        use core::arch::wasm32::*;
+        let block = bytes.get(i..i + 16)?;
+        // SAFETY: `block` is 16 readable bytes; v128_load has no alignment requirement.
+        let v = unsafe { v128_load(block.as_ptr().cast::<v128>()) };
+        if u8x16_bitmask(v) != 0 {
+            return None;
+        }
+        let within =
+            |lo: u8, hi: u8| v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)));
+        let lower = v128_or(v, u8x16_splat(0x20));
+        let letter = v128_and(
+            u8x16_ge(lower, u8x16_splat(b'a')),
+            u8x16_le(lower, u8x16_splat(b'z')),
+        );
+        let digit = within(b'0', b'9');
+        let space = v128_or(u8x16_eq(v, u8x16_splat(b' ')), within(0x09, 0x0d));
+        let punct = v128_andnot(within(0x21, 0x7e), v128_or(letter, digit));
+        let letters = i64::from(u8x16_bitmask(letter).count_ones());
+        let digits = i64::from(u8x16_bitmask(digit).count_ones());
+        let puncts = i64::from(u8x16_bitmask(punct).count_ones());
+        let space_bits = u8x16_bitmask(space);
+        let spaces = i64::from(space_bits.count_ones());
+        let others = 16 - letters - digits - puncts - spaces;
+        let before = (space_bits << 1) | u16::from(prev_space);
+        let run_starts = i64::from((space_bits & !before).count_ones());
+        let w = &self.by_class;
+        Some(Chunk {
+            sum: letters * w[LETTER as usize]
+                + digits * w[DIGIT as usize]
+                + puncts * w[PUNCT as usize]
+                + others * w[OTHER as usize]
+                + spaces * w[SPACE_RUN as usize],
+            starts: run_starts,
+            ends_in_space: space_bits & 0x8000 != 0,
+        })
     }
 }
 
-fn utf8_width(first: u8) -> usize {
-    match first {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        _ => 2,
-    }
+/// What sixteen ASCII bytes weigh.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+struct Chunk {
+    sum: i64,
+    starts: i64,
+    ends_in_space: bool,
+}
+
+/// The code point starting at `bytes[i]` (valid UTF-8) and its width in bytes.
+fn decode(bytes: &[u8], i: usize) -> (char, usize) {
+    let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
+    let b = u32::from(bytes[i]);
+    let (cp, width) = match b {
+        0xF0..=0xFF => (((b & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
+        0xE0..=0xEF => (((b & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
+        _ => (((b & 0x1F) << 6) | at(1), 2),
+    };
+    (char::from_u32(cp).unwrap_or('\u{FFFD}'), width)
 }
 
 /// Estimated tokens of one text, before rounding, by the class weights.
 pub fn text_weight(text: &str, weights: &Weights) -> f64 {
-    ClassCounts::of(text).weighted(weights)
+    Scanner::new(weights).weigh(text)
 }
 
 /// Length in UTF-16 code units, the unit of JavaScript's `String.length`.
@@ -313,6 +436,19 @@ mod tests {
     fn json_is_denser_than_length_over_four() {
         let json = r#"{"id":12345,"items":[1,2,3],"ok":true}"#;
         assert!(est(json) > utf16_len(json) as f64 / 4.0);
+    }
+
+    #[test]
+    fn joined_texts_split_by_utf16_length() {
+        let s = Scanner::new(&Weights::default());
+        let joined = "ab😀漢 c";
+        let bytes = joined.as_bytes();
+        let (w1, end) = s.weigh_units(bytes, 0, 4); // "ab😀"
+        assert!((w1 - (0.2 + 1.56)).abs() < 1e-9);
+        let (w2, end2) = s.weigh_units(bytes, end, 3); // "漢 c"
+        assert!((w2 - (0.86 + 0.66 + 0.10)).abs() < 1e-9);
+        assert_eq!(end2, bytes.len());
+        assert_eq!(est("aaaaaaaaaa"), 1.0, "exact decimal sums");
     }
 
     #[test]

@@ -176,16 +176,24 @@ fn decode_with(
     let estimates: Vec<f64> = match config.estimator {
         Estimator::Length { .. } => reading.length_tokens(),
         Estimator::Classes(weights) => {
+            let scanner = estimate::Scanner::new(&weights);
             let counts = reading.piece_counts();
             let lengths = reading.piece_lengths();
-            let text = reading.text();
-            let mut pieces = Pieces::new(&text, &lengths);
+            let bytes = reading.bytes();
+            let mut at = 0;
+            let mut piece = 0;
             counts
                 .iter()
                 .map(|&n| {
-                    (0..n)
-                        .map(|_| estimate::text_weight(pieces.next_piece(), &weights))
-                        .sum()
+                    let mut weight = 0.0;
+                    for _ in 0..n {
+                        let len = lengths.get(piece).copied().unwrap_or(0) as usize;
+                        let end = (at + len).min(bytes.len());
+                        weight += scanner.weigh_bytes(&bytes[at..end]);
+                        at = end;
+                        piece += 1;
+                    }
+                    weight
                 })
                 .collect()
         }
@@ -264,38 +272,4 @@ fn cache_key(config: &Config) -> String {
         }
     }
     key
-}
-
-/// Splits the joined texts of `reader.js` back into pieces by their UTF-16 lengths.
-struct Pieces<'a> {
-    text: &'a str,
-    lengths: &'a [u32],
-    next: usize,
-}
-
-impl<'a> Pieces<'a> {
-    fn new(text: &'a str, lengths: &'a [u32]) -> Self {
-        Pieces {
-            text,
-            lengths,
-            next: 0,
-        }
-    }
-
-    fn next_piece(&mut self) -> &'a str {
-        let want = self.lengths.get(self.next).copied().unwrap_or(0) as usize;
-        self.next += 1;
-        let mut units = 0;
-        let mut end = self.text.len();
-        for (at, c) in self.text.char_indices() {
-            if units >= want {
-                end = at;
-                break;
-            }
-            units += c.len_utf16();
-        }
-        let (piece, rest) = self.text.split_at(end);
-        self.text = rest;
-        piece
-    }
 }

@@ -46,10 +46,12 @@ extern "C" {
     pub fn length_tokens(this: &Reading) -> Vec<f64>;
     #[wasm_bindgen(method, getter, js_name = pieceCounts)]
     pub fn piece_counts(this: &Reading) -> Vec<u32>;
+    /// The byte length of each piece of `bytes`.
     #[wasm_bindgen(method, getter, js_name = pieceLengths)]
     pub fn piece_lengths(this: &Reading) -> Vec<u32>;
+    /// The UTF-8 of every text to estimate, piece after piece.
     #[wasm_bindgen(method, getter)]
-    pub fn text(this: &Reading) -> String;
+    pub fn bytes(this: &Reading) -> Vec<u8>;
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;
     /// 1 where `exact` is a cached estimate of ours (which calibration scales), not a count

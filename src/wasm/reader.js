@@ -75,6 +75,7 @@ class Reading {
     // A fingerprint of the message being read (lengths of its texts, its images and
     // links): a cached count is reused only while it matches.
     this.sig = 0;
+    this.chars = 0;
     // [index, fingerprint] of the messages counted afresh, for `remember`.
     this.fresh = [];
   }
@@ -88,6 +89,7 @@ class Reading {
   text(value) {
     if (typeof value !== "string" || value.length === 0) return;
     this.sig = (Math.imul(this.sig, 31) + value.length) | 0;
+    this.chars += value.length;
     if (this.lengthMode) {
       this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
     } else if (this.collectTexts) {
@@ -121,8 +123,29 @@ class Reading {
 
   /** The typed arrays the Rust side reads. */
   finish() {
-    this.text = this.texts.join("");
-    this.pieceLengths = Uint32Array.from(this.pieceLengths);
+    // The texts go to the core as UTF-8 bytes, each piece encoded straight into one buffer
+    // (no joined string, no per-character copy loop); pieceLengths become byte lengths.
+    const texts = this.texts;
+    const lengths = new Uint32Array(texts.length);
+    let bytes = textBuffer(texts);
+    let at = 0;
+    for (let k = 0; k < texts.length; k++) {
+      let piece = texts[k];
+      const start = at;
+      for (;;) {
+        const { read, written } = ENCODER.encodeInto(piece, bytes.subarray(at));
+        at += written;
+        if (read === piece.length) break;
+        piece = piece.slice(read);
+        const grown = new Uint8Array(Math.max(bytes.length * 2, at + piece.length * 3));
+        grown.set(bytes.subarray(0, at));
+        bytes = grown;
+        BUFFER = grown;
+      }
+      lengths[k] = at - start;
+    }
+    this.bytes = bytes.subarray(0, at);
+    this.pieceLengths = lengths;
     this.links = Uint32Array.from(this.links);
     this.texts = null;
     this.keys = null;
@@ -733,27 +756,20 @@ export function readMessages(messages, options) {
       if (typeof c === "number" && Number.isFinite(c) && c >= 0) exact = c;
     }
     r.exact[i] = exact;
-    // A cached count for this very object, if its fingerprint still matches after reading.
-    let cached = exact < 0 && (useCache || countTokens !== undefined) ? CACHE.get(m) : undefined;
-    if (cached !== undefined && (cached.key !== cacheKey || cached.fn !== countTokens)) cached = undefined;
-    r.collectTexts = exact < 0 && options.estimate && cached === undefined;
+    r.collectTexts = exact < 0 && options.estimate;
     r.sig = 0;
-    const marks = [r.texts.length, r.links.length];
+    r.chars = 0;
+    const textMark = r.texts.length;
     readOne(reader, r, i, m);
     if (exact >= 0 || !options.estimate) continue;
-    if (cached !== undefined && cached.sig !== r.sig) {
-      // Changed since it was counted: read it again, texts and all.
-      r.links.length = marks[1];
-      r.images[i] = 0;
-      r.lengthTokens[i] = 0;
-      r.collectTexts = true;
-      r.sig = 0;
-      readOne(reader, r, i, m);
-      cached = undefined;
-    }
-    if (cached !== undefined) {
+    // A short text is cheaper to estimate again than to look up; a count from the user's
+    // countTokens is always worth keeping.
+    const cacheable = countTokens !== undefined || (useCache && r.chars >= CACHE_MIN_CHARS);
+    if (!cacheable) continue;
+    const cached = CACHE.get(m);
+    if (cached !== undefined && cached.key === cacheKey && cached.fn === countTokens && cached.sig === r.sig) {
       exact = cached.tokens;
-      if (cached.fn === undefined) r.cachedEstimates[i] = 1;
+      if (countTokens === undefined) r.cachedEstimates[i] = 1;
     } else if (countTokens !== undefined) {
       // The user's own function: what it throws reaches the caller unchanged.
       const c = countTokens(m, i);
@@ -764,13 +780,15 @@ export function readMessages(messages, options) {
       }
       exact = c;
       r.fresh.push(i, r.sig);
-      r.texts.length = marks[0];
-      r.pieceLengths.length = marks[0];
-      r.pieceCounts[i] = 0;
-    } else if (useCache) {
+    } else {
       r.fresh.push(i, r.sig);
+      continue;
     }
-    if (exact >= 0) r.exact[i] = exact;
+    // Counted already: its texts need no estimating.
+    r.exact[i] = exact;
+    r.texts.length = textMark;
+    r.pieceLengths.length = textMark;
+    r.pieceCounts[i] = 0;
   }
   r.cacheKey = cacheKey;
   r.countTokens = countTokens;
@@ -785,6 +803,21 @@ function readOne(reader, r, i, m) {
     throw bad(i, `could not be read: ${reason(e)}`);
   }
 }
+
+const ENCODER = new TextEncoder();
+/** Reused between calls; grows when a call needs more. */
+let BUFFER = new Uint8Array(1 << 16);
+
+/** A buffer for the UTF-8 of `texts`: their UTF-16 length in bytes (all ASCII fits). */
+function textBuffer(texts) {
+  let units = 0;
+  for (let k = 0; k < texts.length; k++) units += texts[k].length;
+  if (BUFFER.length < units) BUFFER = new Uint8Array(Math.max(units, BUFFER.length * 2));
+  return BUFFER;
+}
+
+/** Messages with fewer characters of text are estimated again rather than cached. */
+const CACHE_MIN_CHARS = 256;
 
 /** Token counts by message object (see `readMessages`). */
 const CACHE = new WeakMap();

@@ -582,3 +582,41 @@ async fn progressive_asks_the_summarizer_only_for_the_heavy_stages() {
         .all(|k| ["round", "largeMessage", "currentRound"].contains(&k.as_str())));
     assert!(num(&r, "tokensAfter") <= 2400.0 || get(&r, "overBudget").as_bool().unwrap());
 }
+
+// ---- the estimator's SIMD path -----------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
+    use chat_history_reducer::estimate::{Scanner, Weights};
+    let alphabet: Vec<char> = "aZ09 \t\n\r{}\",.:;-_!~\u{7f}\u{1}éж漢ひ한。😀\u{a0}"
+        .chars()
+        .collect();
+    let scanner = Scanner::new(&Weights::default());
+    let mut seed: u32 = 12345;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for _ in 0..300 {
+        let len = (next() % 200) as usize;
+        // Long ASCII stretches (the SIMD path) with spaces across chunk edges.
+        let text: String = (0..len)
+            .map(|_| {
+                let r = next();
+                if r % 4 == 0 {
+                    alphabet[(r / 4) as usize % alphabet.len()]
+                } else if r % 3 == 0 {
+                    ' '
+                } else {
+                    (b'a' + (r % 26) as u8) as char
+                }
+            })
+            .collect();
+        let bytes = text.as_bytes();
+        let simd = scanner.weigh_units(bytes, 0, usize::MAX);
+        let scalar = scanner.weigh_units_scalar(bytes, 0, usize::MAX);
+        assert_eq!(simd, scalar, "{text:?}");
+    }
+}
