@@ -386,3 +386,134 @@ fn budget_unreachable_is_an_error_when_asked() {
         "protected messages are kept even over budget"
     );
 }
+
+// ---- summarize and progressive: the strategies that write messages ----------------------
+
+/// Whether message `i` is in the output in some form (as it was, or rewritten in place).
+fn present(fate: Fate) -> bool {
+    matches!(fate, Fate::Kept | Fate::Rewritten)
+}
+
+/// The invariants every writing strategy keeps: accounting, order, system messages, tool
+/// integrity (a call and its results are both present, or both gone), the latest user
+/// input verbatim, and the budget unless over it.
+fn check_written(t: &Transcript, config: &Config, r: &Reduction) -> Result<(), TestCaseError> {
+    prop_assert_eq!(r.fate.len(), t.len());
+    let inputs: Vec<u32> = r
+        .output
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Input(i) => Some(*i),
+            Slot::New(_) => None,
+        })
+        .collect();
+    prop_assert!(inputs.windows(2).all(|w| w[0] < w[1]), "order");
+    prop_assert_eq!(
+        inputs,
+        r.indices(Fate::Kept),
+        "the output holds exactly the kept inputs"
+    );
+    for (i, m) in t.messages.iter().enumerate() {
+        if m.is_system() && config.keep_system {
+            prop_assert_eq!(r.fate[i], Fate::Kept, "system message {}", i);
+        }
+    }
+    for (c, res) in tool_pairs(t) {
+        let (fc, fr) = (r.fate[c as usize], r.fate[res as usize]);
+        prop_assert_eq!(
+            present(fc),
+            present(fr),
+            "call {} is {:?} but its result {} is {:?}",
+            c,
+            fc,
+            res,
+            fr
+        );
+    }
+    if let Some(u) = t.messages.iter().rposition(|m| m.is_real_user()) {
+        prop_assert_eq!(r.fate[u], Fate::Kept, "the latest user input {}", u);
+    }
+    if r.reduced && !r.over_budget {
+        if let Some(target) = config.target_tokens {
+            prop_assert!(
+                r.tokens_after <= target + 1e-6,
+                "{} > {}",
+                r.tokens_after,
+                target
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 800, ..ProptestConfig::default() })]
+
+    #[test]
+    fn summaries_keep_the_invariants(case in case(), layered in any::<bool>(), summary in 1.0..400.0f64) {
+        let t = &case.transcript;
+        let mut pairs = case.pairs.clone();
+        pairs.retain(|(k, _)| *k != "strategy");
+        pairs.push(("strategy", OptionValue::Text("summarize".into())));
+        pairs.push(("summarizer", OptionValue::Function));
+        if layered {
+            pairs.push(("summaryMode", OptionValue::Text("layered".into())));
+        }
+        let config = Config::from_pairs(&pairs).unwrap();
+        let r = match chat_history_reducer::plan_summary(t, &config).unwrap() {
+            chat_history_reducer::SummaryStep::Done(r) => r,
+            chat_history_reducer::SummaryStep::Summarize(plan) => {
+                let tokens = config.summary_max_tokens.map_or(summary, |m| summary.min(m));
+                chat_history_reducer::strategies::summarize::apply(t, &plan, tokens, &config).unwrap()
+            }
+        };
+        check_written(t, &config, &r)?;
+        // The summary stands after the leading system messages (and earlier summaries).
+        if let Some(at) = r.output.iter().position(|s| matches!(s, Slot::New(_))) {
+            for s in &r.output[..at] {
+                let Slot::Input(i) = *s else { unreachable!() };
+                let m = &t.messages[i as usize];
+                prop_assert!(m.is_system() || (layered && m.is_summary()), "message {} before the summary", i);
+            }
+            prop_assert!(r.fate.iter().any(|f| *f == Fate::Summarized));
+        }
+    }
+
+    #[test]
+    fn progressive_keeps_the_invariants(case in case(), preview in 1.0..300.0f64, with_summarizer in any::<bool>()) {
+        use chat_history_reducer::strategies::progressive::{Action, Progressive};
+        let t = &case.transcript;
+        let mut pairs = case.pairs.clone();
+        pairs.retain(|(k, _)| *k != "strategy");
+        pairs.push(("strategy", OptionValue::Text("progressive".into())));
+        pairs.push(("largeMessageTokens", OptionValue::Number(500.0)));
+        pairs.push(("minToolRun", OptionValue::Number(3.0)));
+        if with_summarizer {
+            pairs.push(("summarizer", OptionValue::Function));
+        }
+        let config = Config::from_pairs(&pairs).unwrap();
+        if !should_reduce(t, &config) {
+            return Ok(());
+        }
+        let mut p = Progressive::new(t, &config);
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            prop_assert!(steps < 10_000, "the machine does not stop");
+            let tokens = match p.next_action() {
+                Action::Finish => break,
+                Action::Offload { .. } => preview,
+                Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
+                Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
+                Action::Rewrite { target_tokens, .. } => target_tokens,
+            };
+            p.done(tokens);
+        }
+        let r = p.finish().unwrap();
+        check_written(t, &config, &r)?;
+        // Written messages stand where what they replace stood: nothing written is lost.
+        let written = r.output.iter().filter(|s| matches!(s, Slot::New(_))).count();
+        let rewritten = r.indices(Fate::Rewritten).len();
+        prop_assert!(written >= rewritten);
+    }
+}
