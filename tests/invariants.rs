@@ -475,7 +475,7 @@ proptest! {
                 let m = &t.messages[i as usize];
                 prop_assert!(m.is_system() || (layered && m.is_summary()), "message {} before the summary", i);
             }
-            prop_assert!(r.fate.iter().any(|f| *f == Fate::Summarized));
+            prop_assert!(r.fate.contains(&Fate::Summarized));
         }
     }
 
