@@ -100,8 +100,9 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
                         }
                     }
                     // No user input before it: `keepLast` yields to `startOn` up to the
-                    // next user input (the latest user input itself always stays).
-                    None => {
+                    // next user input (the latest user input itself always stays) — when
+                    // there is one to start on; with none at all, `keepLast` holds.
+                    None if t.messages.iter().any(|m| m.is_real_user()) => {
                         for (g, slot) in p.iter_mut().enumerate().skip(first) {
                             if starts_on_user(t, s, g) || *slot == Protection::LatestUserInput {
                                 break;
@@ -111,6 +112,7 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
                             }
                         }
                     }
+                    None => {}
                 }
             }
         }

@@ -312,6 +312,16 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     if let Some(u) = latest_user {
         prop_assert!(kept[u], "latest user input {} removed", u);
     }
+    // keepLast: the newest conversation message always stays (with its group).
+    if config.keep_last >= 1 {
+        if let Some(last) = t
+            .messages
+            .iter()
+            .rposition(|m| !m.is_system() && !m.is_summary())
+        {
+            prop_assert!(kept[last], "the newest message {} was removed", last);
+        }
+    }
     // 5. startOn user.
     if r.reduced
         && config.start_on == chat_history_reducer::config::StartOn::User
@@ -516,4 +526,15 @@ proptest! {
         let rewritten = r.indices(Fate::Rewritten).len();
         prop_assert!(written >= rewritten);
     }
+}
+
+#[test]
+fn with_no_user_input_at_all_keep_last_still_holds() {
+    let mut t = Transcript::new(Format::OpenAi);
+    t.push(MessageInfo::new(Role::Assistant, 100.0));
+    t.push(MessageInfo::new(Role::Assistant, 100.0));
+    let config = Config::from_pairs(&[("maxTokens", OptionValue::Number(20.0))]).unwrap();
+    let r = reduce_sync(&t, &config).unwrap();
+    assert_eq!(r.output, vec![Slot::Input(1)], "the newest group stays");
+    assert!(r.over_budget);
 }

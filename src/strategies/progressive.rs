@@ -170,6 +170,8 @@ impl<'a> Progressive<'a> {
         let latest_user = self.t.messages.iter().rposition(|m| m.is_real_user());
         self.fate[i] == Fate::Kept
             && !(m.is_system() && self.config.keep_system)
+            // A reasoning item is never edited.
+            && m.flags & crate::transcript::flags::ATTACH_NEXT == 0
             && !m.is_summary()
             && Some(i) != latest_user
     }

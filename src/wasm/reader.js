@@ -1121,8 +1121,12 @@ function withContent(format, m, content) {
   return copy;
 }
 
+/** Reasoning is never edited (SPEC §9.4): these parts keep their text. */
+const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
 function textOfPart(p) {
-  return p !== null && typeof p === "object" && typeof p.text === "string" && !p.thought ? p.text : undefined;
+  if (p === null || typeof p !== "object" || typeof p.text !== "string") return undefined;
+  return p.thought || REASONING_PARTS.has(p.type) ? undefined : p.text;
 }
 
 /**
