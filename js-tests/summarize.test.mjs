@@ -251,3 +251,29 @@ test("reloadTool is a tool definition for OpenAI, Anthropic and the AI SDK; Chat
   const restored = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), { strategy: "progressive", maxTokens: 6000 });
   assert.equal(JSON.stringify(restored.reload(ids[0])), JSON.stringify(h.reload(ids[0])));
 });
+
+test("progressive never edits reasoning: items and parts keep their text", () => {
+  const big = "data ".repeat(3000);
+  const vercel = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: [{ type: "reasoning", text: "thinking ".repeat(500) }, { type: "text", text: big }] },
+    { role: "user", content: "next" },
+    { role: "assistant", content: "ok" },
+  ];
+  const r = reduceSync(vercel, { strategy: "progressive", maxTokens: 3000 });
+  assert.deepEqual(r.rewritten, [1]);
+  assert.equal(r.messages[1].content[0], vercel[1].content[0], "the reasoning part is the original object");
+  assert.ok(r.messages[1].content[1].text.length < 500);
+  const responses = [
+    { type: "message", role: "user", content: [{ type: "input_text", text: "go" }] },
+    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "plan " }], encrypted_content: "e".repeat(20000) },
+    { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+    { type: "function_call_output", call_id: "c1", output: big },
+    { type: "message", role: "user", content: [{ type: "input_text", text: "again" }] },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "done" }] },
+  ];
+  const o = reduceSync(responses, { strategy: "progressive", maxTokens: 9000 });
+  assert.ok(!o.rewritten.includes(1), "the reasoning item is not rewritten");
+  assert.ok(o.kept.includes(1) || o.dropped.includes(1));
+  if (o.kept.includes(1)) assert.equal(o.messages[o.kept.indexOf(1)], responses[1]);
+});
