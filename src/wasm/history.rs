@@ -96,6 +96,22 @@ impl ChatHistory {
     }
 }
 
+/// The recorded count of each working message, or `null`: `tokenCounts` and `toJSON`.
+fn counts_array(state: &State) -> Array {
+    state
+        .messages
+        .iter()
+        .map(|m| {
+            let c = state.counts.get(m);
+            if c.as_f64().is_some() {
+                c
+            } else {
+                JsValue::NULL
+            }
+        })
+        .collect()
+}
+
 /// The config of one `prepare()`: the user's, with the exact counts and the calibration
 /// learned so far.
 fn config_with_counts(state: &State) -> JsValue {
@@ -104,19 +120,7 @@ fn config_with_counts(state: &State) -> JsValue {
     }
     let config = Object::assign(&Object::new(), &Object::from(state.config.clone()));
     if state.counts.size() > 0 {
-        let counts: Array = state
-            .messages
-            .iter()
-            .map(|m| {
-                let c = state.counts.get(m);
-                if c.as_f64().is_some() {
-                    c
-                } else {
-                    JsValue::NULL
-                }
-            })
-            .collect();
-        set(&config, "tokenCounts", counts);
+        set(&config, "tokenCounts", counts_array(state));
     }
     if let Some(c) = state.calibration {
         set(&config, "calibration", c);
@@ -328,19 +332,7 @@ impl ChatHistory {
         set(&out, "version", STATE_VERSION);
         set(&out, "messages", array(&s.messages));
         set(&out, "original", array(&s.original));
-        let counts: Array = s
-            .messages
-            .iter()
-            .map(|m| {
-                let c = s.counts.get(m);
-                if c.as_f64().is_some() {
-                    c
-                } else {
-                    JsValue::NULL
-                }
-            })
-            .collect();
-        set(&out, "counts", counts);
+        set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
         set(&out, "offloaded", s.offloaded.clone());
         let stats = Object::new();

@@ -11,7 +11,9 @@ use super::js::{
     compress_run, make_message, now, offload_id, offload_message, pick, rewrite_with_summary,
     wrap_summary, Reading,
 };
-use super::summarize::{ask, failure_error, failure_event, finish, report, role_name, Failure};
+use super::summarize::{
+    ask, failure_error, failure_event, finish, finish_plain, report, role_name, Failure,
+};
 use crate::config::OnSummarizerError;
 use crate::strategies::progressive::{Action, Progressive};
 use crate::strategies::Reduction;
@@ -71,16 +73,7 @@ fn unchanged_or_start(
     started: f64,
 ) -> Result<Option<JsValue>, JsValue> {
     if !crate::should_reduce(t, &call.config) {
-        let r = Reduction::unchanged(t);
-        return finish(
-            call,
-            reading,
-            &r,
-            Writings::none(),
-            core_events(&r),
-            started,
-        )
-        .map(Some);
+        return finish_plain(call, reading, &Reduction::unchanged(t), started).map(Some);
     }
     report(call, "reduceStart", |e| {
         set(e, "strategy", "progressive");

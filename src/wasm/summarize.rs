@@ -213,16 +213,7 @@ pub async fn reduce_with_summarizer(
         set(e, "tokens", t.total_tokens());
     })?;
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => {
-            return finish(
-                call,
-                reading,
-                &r,
-                Writings::none(),
-                core_events(&r),
-                started,
-            )
-        }
+        SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
     let previous = (!plan.replaces.is_empty()).then(|| {
@@ -284,6 +275,16 @@ pub async fn reduce_with_summarizer(
         events.push(&e);
     }
     finish(call, reading, &r, Writings::none(), events, started)
+}
+
+/// [`finish`] for a reduction that wrote nothing.
+pub fn finish_plain(
+    call: &Call,
+    reading: &Reading,
+    r: &Reduction,
+    started: f64,
+) -> Result<JsValue, JsValue> {
+    finish(call, reading, r, Writings::none(), core_events(r), started)
 }
 
 /// Reports `reduceEnd` and encodes the result.
