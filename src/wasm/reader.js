@@ -140,7 +140,7 @@ class Reading {
         const grown = new Uint8Array(Math.max(bytes.length * 2, at + piece.length * 3));
         grown.set(bytes.subarray(0, at));
         bytes = grown;
-        BUFFER = grown;
+        if (grown.length <= KEEP_BUFFER) BUFFER = grown;
       }
       lengths[k] = at - start;
     }
@@ -821,12 +821,17 @@ const ENCODER = new TextEncoder();
 /** Reused between calls; grows when a call needs more. */
 let BUFFER = new Uint8Array(1 << 16);
 
+/** Buffers up to this size are kept for the next call; larger ones are let go. */
+const KEEP_BUFFER = 16 << 20;
+
 /** A buffer for the UTF-8 of `texts`: their UTF-16 length in bytes (all ASCII fits). */
 function textBuffer(texts) {
   let units = 0;
   for (let k = 0; k < texts.length; k++) units += texts[k].length;
-  if (BUFFER.length < units) BUFFER = new Uint8Array(Math.max(units, BUFFER.length * 2));
-  return BUFFER;
+  if (BUFFER.length >= units) return BUFFER;
+  const buffer = new Uint8Array(Math.max(units, BUFFER.length * 2));
+  if (buffer.length <= KEEP_BUFFER) BUFFER = buffer;
+  return buffer;
 }
 
 /** Messages with fewer characters of text are estimated again rather than cached. */
