@@ -30,3 +30,22 @@ console.log(`\nAfter: ${result.messages.length} messages, ${result.tokensAfter} 
 console.log(`Dropped ${result.dropped.length} messages in whole tool groups; ` +
   `first kept after the system prompt: ${result.messages[1].role}; over budget: ${result.overBudget}.`);
 console.log(`Kept messages are the input objects: ${result.messages.every((m, k) => m === conversation[result.kept[k]])}.`);
+
+// The same conversation under the other strategies, in one line each.
+const { reduce } = await import("../pkg/node.js");
+const stubSummarizer = async ({ kind, messages }) =>
+  `(${kind}) The user planned trips to ${messages.filter((m) => m.role === "user").length} places; flights, weather and hotels were checked.`;
+console.log("\nOther strategies with the same budget:");
+for (const strategy of ["priority", "summarize", "progressive"]) {
+  const config = { maxTokens, strategy };
+  if (strategy === "summarize") config.summarizer = stubSummarizer;
+  // This conversation's tool outputs are ~300 tokens: call them large, runs of 3 worth compressing.
+  if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 250, minToolRun: 3 });
+  const r = await reduce(conversation, config);
+  const parts = [`${r.messages.length} messages`, `${r.tokensBefore} → ${r.tokensAfter} tokens`];
+  if (r.dropped.length) parts.push(`${r.dropped.length} dropped`);
+  if (r.summarized.length) parts.push(`${r.summarized.length} summarized`);
+  if (r.rewritten.length) parts.push(`${r.rewritten.length} offloaded as previews`);
+  if (Object.keys(r.offloaded).length) parts.push(`${Object.keys(r.offloaded).length} reloadable ids`);
+  console.log(`  ${strategy.padEnd(11)} ${parts.join(", ")}; events: ${r.events.map((e) => e.type).join(", ")}`);
+}
