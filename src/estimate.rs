@@ -273,16 +273,17 @@ impl Scanner {
         let mut prev_space = false;
         let mut i = start;
         let mut left = units;
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let mut counts = AsciiCounts::default();
         while i < bytes.len() && left > 0 {
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if simd && left >= 16 && i + 16 <= bytes.len() {
-                if let Some(chunk) = self.ascii_chunk(bytes, i, prev_space) {
-                    sum += chunk.sum;
-                    starts += chunk.starts;
-                    prev_space = chunk.ends_in_space;
-                    i += 16;
-                    left -= 16;
-                    continue;
+            if simd && left >= 16 {
+                if let Some(block) = bytes.get(i..i + 16) {
+                    if counts.add(block, &mut prev_space) {
+                        i += 16;
+                        left -= 16;
+                        continue;
+                    }
                 }
             }
             let _ = simd;
@@ -309,19 +310,45 @@ impl Scanner {
                 prev_space = false;
             }
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            let w = &self.by_class;
+            sum += counts.letters * w[LETTER as usize]
+                + counts.digits * w[DIGIT as usize]
+                + counts.puncts * w[PUNCT as usize]
+                + counts.others * w[OTHER as usize]
+                + counts.spaces * w[SPACE_RUN as usize];
+            starts += counts.starts;
+        }
         ((sum + starts * self.run_start).max(0) as f64 / SCALE, i)
     }
+}
 
-    /// Sixteen ASCII bytes at once: class masks by comparison, counted by popcount. `None`
-    /// when a byte is not ASCII.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    fn ascii_chunk(&self, bytes: &[u8], i: usize, prev_space: bool) -> Option<Chunk> {
+/// Class counts of ASCII text taken sixteen bytes at a time (weighted once, at the end).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[derive(Default)]
+struct AsciiCounts {
+    letters: i64,
+    digits: i64,
+    puncts: i64,
+    spaces: i64,
+    others: i64,
+    starts: i64,
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl AsciiCounts {
+    /// Counts sixteen bytes by comparison masks and popcounts; false (nothing counted) when
+    /// one of them is not ASCII.
+    fn add(&mut self, block: &[u8], prev_space: &mut bool) -> bool {
         use core::arch::wasm32::*;
-        let block = bytes.get(i..i + 16)?;
-        // SAFETY: `block` is 16 readable bytes; v128_load has no alignment requirement.
+        if block.len() < 16 {
+            return false;
+        }
+        // SAFETY: `block` has 16 readable bytes; v128_load has no alignment requirement.
         let v = unsafe { v128_load(block.as_ptr().cast::<v128>()) };
         if u8x16_bitmask(v) != 0 {
-            return None;
+            return false;
         }
         let within =
             |lo: u8, hi: u8| v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)));
@@ -338,28 +365,16 @@ impl Scanner {
         let puncts = i64::from(u8x16_bitmask(punct).count_ones());
         let space_bits = u8x16_bitmask(space);
         let spaces = i64::from(space_bits.count_ones());
-        let others = 16 - letters - digits - puncts - spaces;
-        let before = (space_bits << 1) | u16::from(prev_space);
-        let run_starts = i64::from((space_bits & !before).count_ones());
-        let w = &self.by_class;
-        Some(Chunk {
-            sum: letters * w[LETTER as usize]
-                + digits * w[DIGIT as usize]
-                + puncts * w[PUNCT as usize]
-                + others * w[OTHER as usize]
-                + spaces * w[SPACE_RUN as usize],
-            starts: run_starts,
-            ends_in_space: space_bits & 0x8000 != 0,
-        })
+        let before = (space_bits << 1) | u16::from(*prev_space);
+        self.letters += letters;
+        self.digits += digits;
+        self.puncts += puncts;
+        self.spaces += spaces;
+        self.others += 16 - letters - digits - puncts - spaces;
+        self.starts += i64::from((space_bits & !before).count_ones());
+        *prev_space = space_bits & 0x8000 != 0;
+        true
     }
-}
-
-/// What sixteen ASCII bytes weigh.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-struct Chunk {
-    sum: i64,
-    starts: i64,
-    ends_in_space: bool,
 }
 
 /// The code point starting at `bytes[i]` (valid UTF-8) and its width in bytes.
