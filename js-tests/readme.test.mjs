@@ -1,0 +1,74 @@
+// The README's JavaScript examples, run against the installed package so that they never
+// rot: each block runs with small stand-ins for what it leaves to the reader (the history,
+// the model, storage), and must not throw.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+
+/** Rewrites the block's imports of the package into dynamic imports. */
+function runnable(code) {
+  return code
+    .replace(/^import (\w+), \{([^}]*)\} from "chat-history-reducer";$/gm,
+      'const { default: $1, $2 } = await import("chat-history-reducer");')
+    .replace(/^import \{([^}]*)\} from "chat-history-reducer";$/gm,
+      'const { $1 } = await import("chat-history-reducer");')
+    .replace(/^export default /m, "worker = ");
+}
+
+function standIns() {
+  const history = [{ role: "system", content: "Be brief." }];
+  for (let t = 0; t < 40; t++) {
+    history.push({ role: "user", content: `Question ${t} `.repeat(30) });
+    history.push({ role: "assistant", content: `Answer ${t} `.repeat(30) });
+  }
+  const store = new Map();
+  return {
+    history,
+    messages: history,
+    model: "gpt-test",
+    openai: { chat: { completions: { create: async () => ({ choices: [] }) } } },
+    llm: { summarize: async ({ messages }) => ({ text: `summary of ${messages.length} messages` }) },
+    localStorage: { setItem: (k, v) => store.set(k, v), getItem: (k) => store.get(k) },
+    maxTokens: 2000,
+  };
+}
+
+test("the README has runnable examples", () => {
+  assert.ok(blocks.length >= 4, `${blocks.length} js blocks`);
+});
+
+for (const [k, code] of blocks.entries()) {
+  test(`README example ${k + 1} runs`, async () => {
+    const s = standIns();
+    // `model` is a value in some examples and a function in others.
+    const modelFn = async () => ({ usage: { prompt_tokens: 500, completion_tokens: 20 }, message: { role: "assistant", content: "ok" } });
+    // Its own block, so that its declarations may shadow the stand-ins.
+    // A hook the example defines (beforeSend) is called too.
+    const call = /function beforeSend\(/.test(code)
+      ? "\nconst out = beforeSend(history);\nif (!Array.isArray(out) || out.length >= history.length) throw new Error('beforeSend did not reduce');"
+      : "";
+    const body = `let worker;\n{\n${runnable(code)}${call}\n}\nreturn worker;`;
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    const uses = (name) => new RegExp(`\\b${name}\\(`).test(code);
+    const names = ["history", "messages", "model", "openai", "llm", "localStorage", "maxTokens"];
+    const values = names.map((n) => (n === "model" && uses("model") ? modelFn : s[n]));
+    const fn = new AsyncFunction(...names, body);
+    const worker = await fn(...values);
+    if (worker && typeof worker.fetch === "function") {
+      // The worker example: a request through it, with the model call stubbed.
+      const realFetch = globalThis.fetch;
+      let sent;
+      globalThis.fetch = async (url, init) => { sent = JSON.parse(init.body); return new Response("{}"); };
+      try {
+        const request = new Request("http://127.0.0.1/chat", { method: "POST", body: JSON.stringify({ messages: s.history }) });
+        await worker.fetch(request, { MODEL_URL: "http://127.0.0.1:9/model" });
+      } finally {
+        globalThis.fetch = realFetch;
+      }
+      assert.ok(Array.isArray(sent.messages) && sent.messages.length > 0, "the worker forwards a reduced history");
+    }
+  });
+}
