@@ -21,8 +21,8 @@ function runnable(code) {
 function standIns() {
   const history = [{ role: "system", content: "Be brief." }];
   for (let t = 0; t < 40; t++) {
-    history.push({ role: "user", content: `Question ${t} `.repeat(30) });
-    history.push({ role: "assistant", content: `Answer ${t} `.repeat(30) });
+    history.push({ role: "user", content: `Question ${t} `.repeat(150) });
+    history.push({ role: "assistant", content: `Answer ${t} `.repeat(150) });
   }
   const store = new Map();
   return {
