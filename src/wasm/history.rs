@@ -160,18 +160,30 @@ impl ChatHistory {
     }
 
     /// The working history: what is sent to the model.
+    ///
+    /// ```javascript
+    /// render(history.messages); // summaries and previews included, as the model sees them
+    /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
     pub fn messages(&self) -> Array {
         array(&self.state.borrow().messages)
     }
 
     /// Every message ever pushed, in order (append-only).
+    ///
+    /// ```javascript
+    /// exportTranscript(history.original); // nothing a reduction removed is missing here
+    /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
     pub fn original(&self) -> Array {
         array(&self.state.borrow().original)
     }
 
     /// Every event of every reduction so far.
+    ///
+    /// ```javascript
+    /// for (const e of history.events) console.log(e.type, e.tokensBefore, "→", e.tokensAfter);
+    /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "CompressionEvent[]")]
     pub fn events(&self) -> Array {
         array(&self.state.borrow().events)
@@ -287,6 +299,11 @@ impl ChatHistory {
     }
 
     /// The originals of an offloaded message (what the `context_reload` tool returns).
+    ///
+    /// ```javascript
+    /// // the model called context_reload({ id })
+    /// const originals = history.reload(id) ?? [];
+    /// ```
     #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
     pub fn reload(&self, id: &str) -> JsValue {
         let s = self.state.borrow();
@@ -295,6 +312,10 @@ impl ChatHistory {
 
     /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`; the ratio is the
     /// tokens of `original` over those of the working history.
+    ///
+    /// ```javascript
+    /// const { summarizerCalls, compressionRatio } = history.stats();
+    /// ```
     #[wasm_bindgen(
         unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }"
     )]
