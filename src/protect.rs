@@ -35,11 +35,12 @@ impl Protection {
     }
 }
 
-/// Whether a group is part of the conversation proper (not system, not a summary).
+/// Whether a group is part of the conversation proper: it holds a message that is neither a
+/// system message nor a summary.
 pub fn is_conversation(t: &Transcript, s: &Structure, g: usize) -> bool {
     s.groups[g]
         .range()
-        .all(|i| !t.messages[i].is_system() && !t.messages[i].is_summary())
+        .any(|i| !t.messages[i].is_system() && !t.messages[i].is_summary())
 }
 
 /// Whether a group opens with a real user input.

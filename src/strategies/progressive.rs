@@ -74,6 +74,8 @@ struct Written {
     tokens: f64,
     /// The input messages it stands for.
     covers: Vec<u32>,
+    /// False once a round summary replaced it.
+    standing: bool,
 }
 
 /// The state of a progressive reduction.
@@ -150,7 +152,7 @@ impl<'a> Progressive<'a> {
         kept + self
             .written
             .iter()
-            .filter(|w| self.fate[w.at as usize] == Fate::Summarized)
+            .filter(|w| w.standing && self.fate[w.at as usize] == Fate::Summarized)
             .count()
     }
 
@@ -170,10 +172,14 @@ impl<'a> Progressive<'a> {
         let latest_user = self.t.messages.iter().rposition(|m| m.is_real_user());
         self.fate[i] == Fate::Kept
             && !(m.is_system() && self.config.keep_system)
-            // A reasoning item is never edited.
-            && m.flags & crate::transcript::flags::ATTACH_NEXT == 0
             && !m.is_summary()
             && Some(i) != latest_user
+    }
+
+    /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, and not
+    /// a reasoning item, which is never edited (it may go whole with its round or its run).
+    fn editable(&self, i: usize) -> bool {
+        self.touchable(i) && self.t.messages[i].flags & crate::transcript::flags::ATTACH_NEXT == 0
     }
 
     fn in_keep_last(&self, i: usize) -> bool {
@@ -237,7 +243,7 @@ impl<'a> Progressive<'a> {
                     .iter()
                     .rposition(|m| m.role == Role::Assistant);
                 (0..n)
-                    .filter(|&i| self.touchable(i) && self.tokens[i] > large)
+                    .filter(|&i| self.editable(i) && self.tokens[i] > large)
                     .filter(|&i| {
                         if stage == 2 {
                             !self.in_keep_last(i)
@@ -254,7 +260,14 @@ impl<'a> Progressive<'a> {
                         self.s.round_of[i] < current && self.s.round_of[i] > 0
                             || (self.s.round_of[i] == 0 && current > 0)
                     })
-                    .filter(|&i| self.touchable(i) && !self.in_keep_last(i))
+                    // What earlier stages wrote for these rounds goes into the summary too.
+                    .filter(|&i| {
+                        let m = &self.t.messages[i];
+                        self.fate[i] != Fate::Dropped
+                            && !(m.is_system() && self.config.keep_system)
+                            && !m.is_summary()
+                            && !self.in_keep_last(i)
+                    })
                     .map(|i| i as u32)
                     .collect();
                 // Whole groups only.
@@ -269,7 +282,10 @@ impl<'a> Progressive<'a> {
                 if messages.len() < 2 {
                     return Vec::new();
                 }
-                let covered: f64 = messages.iter().map(|&i| self.tokens[i as usize]).sum();
+                let covered: f64 = messages
+                    .iter()
+                    .map(|&i| self.t.messages[i as usize].tokens)
+                    .sum();
                 let target = self
                     .config
                     .summary_max_tokens
@@ -282,7 +298,7 @@ impl<'a> Progressive<'a> {
             }
             5 if self.has_summarizer => (0..n)
                 .filter(|&i| {
-                    self.s.round_of[i] == current && self.touchable(i) && self.tokens[i] > large
+                    self.s.round_of[i] == current && self.editable(i) && self.tokens[i] > large
                 })
                 .map(|i| Action::Rewrite {
                     message: i as u32,
@@ -293,7 +309,7 @@ impl<'a> Progressive<'a> {
             6 if self.has_summarizer => (0..n)
                 .filter(|&i| {
                     self.s.round_of[i] == current
-                        && self.touchable(i)
+                        && self.editable(i)
                         && self.t.messages[i].role == Role::Tool
                 })
                 .map(|i| Action::Rewrite {
@@ -350,9 +366,12 @@ impl<'a> Progressive<'a> {
 
     fn still_applies(&self, a: &Action) -> bool {
         match a {
-            Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => messages
+            Action::CompressRun { messages } => messages
                 .iter()
                 .all(|&i| self.fate[i as usize] == Fate::Kept),
+            Action::SummarizeRounds { messages, .. } => messages
+                .iter()
+                .all(|&i| self.fate[i as usize] != Fate::Dropped),
             Action::Offload { message } | Action::Rewrite { message, .. } => {
                 self.fate[*message as usize] == Fate::Kept
             }
@@ -372,6 +391,12 @@ impl<'a> Progressive<'a> {
                 for &i in &messages {
                     self.fate[i as usize] = Fate::Summarized;
                     self.tokens[i as usize] = 0.0;
+                    // A digest or preview written here before is replaced too.
+                    if let Some(old) = self.written_at[i as usize].take() {
+                        let w = &mut self.written[old as usize];
+                        w.standing = false;
+                        w.tokens = 0.0;
+                    }
                 }
                 self.written_at[at as usize] = Some(k);
                 self.stage_count += messages.len();
@@ -379,6 +404,7 @@ impl<'a> Progressive<'a> {
                     at,
                     tokens,
                     covers: messages,
+                    standing: true,
                 });
             }
             Action::Offload { message } | Action::Rewrite { message, .. } => {
@@ -389,6 +415,7 @@ impl<'a> Progressive<'a> {
                     at: message,
                     tokens,
                     covers: vec![message],
+                    standing: true,
                 });
                 self.stage_count += 1;
             }
