@@ -263,10 +263,11 @@ impl<'a> Progressive<'a> {
                     // What earlier stages wrote for these rounds goes into the summary too.
                     .filter(|&i| {
                         let m = &self.t.messages[i];
-                        self.fate[i] != Fate::Dropped
-                            && !(m.is_system() && self.config.keep_system)
-                            && !m.is_summary()
-                            && !self.in_keep_last(i)
+                        let kept_system = m.is_system() && self.config.keep_system;
+                        !(self.fate[i] == Fate::Dropped
+                            || kept_system
+                            || m.is_summary()
+                            || self.in_keep_last(i))
                     })
                     .map(|i| i as u32)
                     .collect();
