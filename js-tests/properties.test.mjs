@@ -166,6 +166,14 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
     // Budget.
     if (r.reduced && !r.overBudget) assert.ok(r.tokensAfter <= Math.floor(maxTokens * 0.8), `${where}: ${r.tokensAfter} tokens`);
     assert.equal(r.tokensAfter, estimateTokens(r.messages, { largeMessageTokens: 150 }), `${where}: tokensAfter is the output's count`);
+    // Stability: the reduced history is left as it is. Determinism: the same input gives the
+    // same output.
+    if (!r.overBudget) {
+      const again = await reduce(r.messages, config);
+      assert.equal(again.reduced, false, `${where}: reduced again`);
+    }
+    const twice = await reduce(input, config);
+    assert.equal(JSON.stringify(twice.messages), JSON.stringify(r.messages), `${where}: not deterministic`);
   }
   assert.ok(reduced > CASES / 2, `most cases reduce (${reduced})`);
   assert.ok(checkedByProvider > CASES * 0.7, `most outputs checked against their provider's rules (${checkedByProvider})`);
