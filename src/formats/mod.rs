@@ -48,9 +48,10 @@ impl Format {
     }
 
     /// Whether the history must open on a user turn whatever `startOn` says (Gemini: "a
-    /// function call turn comes immediately after a user turn or a function response turn").
+    /// function call turn comes immediately after a user turn or a function response turn";
+    /// Anthropic's Messages API wants the first message to be the user's).
     pub fn requires_user_start(self) -> bool {
-        matches!(self, Format::Gemini)
+        matches!(self, Format::Gemini | Format::Anthropic)
     }
 }
 
