@@ -190,3 +190,40 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
   assert.ok(reduced > CASES / 2, `most cases reduce (${reduced})`);
   assert.ok(checkedByProvider > CASES * 0.7, `most outputs checked against their provider's rules (${checkedByProvider})`);
 });
+
+test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON round trips continue alike", async () => {
+  const { ChatHistory } = await import("chat-history-reducer");
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? 7) + 1000);
+  const formats = ["openai", "anthropic", "vercel", "gemini", "langchain", "openai-responses"];
+  for (let k = 0; k < 30; k++) {
+    const format = formats[k % formats.length];
+    const strategy = ["truncate", "summarize", "progressive", "priority"][Math.floor(rand() * 4)];
+    const config = { strategy, maxTokens: 400 + Math.floor(rand() * 1500), format };
+    if (strategy === "summarize" || (strategy === "progressive" && rand() < 0.5)) config.summarizer = async (req) => `sum ${req.kind} ${req.messages.length}`;
+    if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
+    const all = write[format](steps(rand).concat(steps(rand)), rand() < 0.5);
+    const h = new ChatHistory(config);
+    let copy;
+    let pushed = 0;
+    while (pushed < all.length) {
+      const n = 1 + Math.floor(rand() * 4);
+      // Push whole tool groups: a call and its results together, as an agent loop would.
+      let end = Math.min(all.length, pushed + n);
+      while (end < all.length && !isRealUser(format, all[end]) && !["assistant", "model", "ai"].includes(all[end].role ?? lcType(all[end]))) end++;
+      h.push(...all.slice(pushed, end));
+      if (copy) copy.push(...all.slice(pushed, end));
+      pushed = end;
+      const sent = await h.prepare();
+      const tokens = estimateTokens(sent, { format });
+      const where = `session ${k} ${format} ${strategy} at ${pushed}`;
+      if (tokens > config.maxTokens) {
+        const again = await reduce(sent, config);
+        assert.ok(again.overBudget || !again.reduced, `${where}: sent ${tokens} tokens over ${config.maxTokens}`);
+      }
+      if (copy) assert.equal(JSON.stringify(await copy.prepare()), JSON.stringify(sent), `${where}: the restored copy diverged`);
+      if (!copy && pushed > all.length / 2) copy = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+    }
+    assert.equal(h.original.length, all.length, "original keeps everything pushed");
+    h.original.forEach((m, i) => assert.equal(m, all[i]));
+  }
+});
