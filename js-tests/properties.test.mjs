@@ -141,10 +141,29 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
     if (rand() < 0.3) config.summaryMode = "layered";
     if (rand() < 0.2) config.keepRecentPairs = Math.floor(rand() * 3);
     if (strategy === "summarize" || (strategy === "progressive" && rand() < 0.5)) {
-      config.summarizer = async (req) => `summary of ${req.messages.length} (${req.kind})`;
+      // Mostly a good summarizer; sometimes one that fails in each of the ways SPEC §6 lists.
+      const behaviour = rand();
+      config.timeoutMs = 50;
+      config.summarizer = async (req) => {
+        if (behaviour < 0.06) throw new Error("model down");
+        if (behaviour < 0.09) return new Promise(() => {});
+        if (behaviour < 0.12) return "";
+        if (behaviour < 0.15) return "word ".repeat(5000);
+        return `summary of ${req.messages.length} (${req.kind})`;
+      };
+      if (rand() < 0.2) config.onSummarizerError = "throw";
     }
     if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
-    const r = await reduce(input, config);
+    const snapshot = JSON.stringify(input);
+    let r;
+    try {
+      r = await reduce(input, config);
+    } catch (e) {
+      // Only the documented failures, and the input untouched.
+      assert.ok(config.onSummarizerError === "throw" && ["SUMMARIZER_FAILED", "SUMMARY_TOO_LARGE"].includes(e.code), `case ${k}: ${e.code} ${e.message}`);
+      assert.equal(JSON.stringify(input), snapshot);
+      continue;
+    }
     const where = `case ${k}: ${format} ${strategy} ${JSON.stringify({ ...config, summarizer: undefined })}`;
     if (r.reduced) reduced++;
 
