@@ -246,42 +246,34 @@ impl Scanner {
 
     /// The estimated tokens of `text`, before rounding: the sum of its code points' weights.
     pub fn weigh(&self, text: &str) -> f64 {
-        self.weigh_units(text.as_bytes(), 0, usize::MAX).0
+        self.weigh_bytes(text.as_bytes())
     }
 
-    /// The estimated tokens of UTF-8 `bytes` (from `TextEncoder`), before rounding.
+    /// The estimated tokens of UTF-8 `bytes` (one text, as `TextEncoder` wrote it), before
+    /// rounding.
     pub fn weigh_bytes(&self, bytes: &[u8]) -> f64 {
-        self.weigh_units(bytes, 0, usize::MAX).0
+        self.weigh_with(bytes, true)
     }
 
-    /// Weighs the text that starts at byte `start` of `bytes` (valid UTF-8) and is `units`
-    /// UTF-16 code units long (JavaScript's `length`), and returns where it ends: so joined
-    /// texts are split and weighed in one pass.
-    pub fn weigh_units(&self, bytes: &[u8], start: usize, units: usize) -> (f64, usize) {
-        self.weigh_with(bytes, start, units, true)
-    }
-
-    /// [`Scanner::weigh_units`] without the SIMD path, to check the SIMD path against.
+    /// [`Scanner::weigh_bytes`] without the SIMD path, to check the SIMD path against.
     #[doc(hidden)]
-    pub fn weigh_units_scalar(&self, bytes: &[u8], start: usize, units: usize) -> (f64, usize) {
-        self.weigh_with(bytes, start, units, false)
+    pub fn weigh_bytes_scalar(&self, bytes: &[u8]) -> f64 {
+        self.weigh_with(bytes, false)
     }
 
-    fn weigh_with(&self, bytes: &[u8], start: usize, units: usize, simd: bool) -> (f64, usize) {
+    fn weigh_with(&self, bytes: &[u8], simd: bool) -> f64 {
         let mut sum: i64 = 0;
         let mut starts: i64 = 0;
         let mut prev_space = false;
-        let mut i = start;
-        let mut left = units;
+        let mut i = 0;
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         let mut counts = AsciiCounts::default();
-        while i < bytes.len() && left > 0 {
+        while i < bytes.len() {
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if simd && left >= 16 {
+            if simd {
                 if let Some(block) = bytes.get(i..i + 16) {
                     if counts.add(block, &mut prev_space) {
                         i += 16;
-                        left -= 16;
                         continue;
                     }
                 }
@@ -294,12 +286,10 @@ impl Scanner {
                 starts += i64::from(space && !prev_space);
                 prev_space = space;
                 i += 1;
-                left -= 1;
                 continue;
             }
             let (c, width) = decode(bytes, i);
             i += width;
-            left = left.saturating_sub(if width == 4 { 2 } else { 1 });
             let class = class_of(c);
             if class == SPACE {
                 sum += self.by_class[SPACE_RUN as usize];
@@ -320,7 +310,7 @@ impl Scanner {
                 + counts.spaces * w[SPACE_RUN as usize];
             starts += counts.starts;
         }
-        ((sum + starts * self.run_start).max(0) as f64 / SCALE, i)
+        (sum + starts * self.run_start).max(0) as f64 / SCALE
     }
 }
 
@@ -394,16 +384,6 @@ pub fn text_weight(text: &str, weights: &Weights) -> f64 {
     Scanner::new(weights).weigh(text)
 }
 
-/// Length in UTF-16 code units, the unit of JavaScript's `String.length`.
-pub fn utf16_len(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
-}
-
-/// Estimated tokens of a text by length alone: `ceil(length / chars_per_token)`.
-pub fn length_tokens(utf16_length: usize, chars_per_token: f64) -> f64 {
-    (utf16_length as f64 / chars_per_token).ceil()
-}
-
 /// The estimate of a whole message from its texts' raw weight: overhead, images, and the
 /// texts rounded up.
 pub fn message_tokens(text_weight: f64, images: u32, overhead: f64, image_tokens: f64) -> f64 {
@@ -450,26 +430,22 @@ mod tests {
     #[test]
     fn json_is_denser_than_length_over_four() {
         let json = r#"{"id":12345,"items":[1,2,3],"ok":true}"#;
-        assert!(est(json) > utf16_len(json) as f64 / 4.0);
+        assert!(est(json) > json.len() as f64 / 4.0);
     }
 
     #[test]
-    fn joined_texts_split_by_utf16_length() {
+    fn pieces_of_utf8_weigh_on_their_own() {
         let s = Scanner::new(&Weights::default());
         let joined = "ab😀漢 c";
         let bytes = joined.as_bytes();
-        let (w1, end) = s.weigh_units(bytes, 0, 4); // "ab😀"
-        assert!((w1 - (0.2 + 1.56)).abs() < 1e-9);
-        let (w2, end2) = s.weigh_units(bytes, end, 3); // "漢 c"
-        assert!((w2 - (0.86 + 0.66 + 0.10)).abs() < 1e-9);
-        assert_eq!(end2, bytes.len());
+        let split = "ab😀".len();
+        assert!((s.weigh_bytes(&bytes[..split]) - (0.2 + 1.56)).abs() < 1e-9);
+        assert!((s.weigh_bytes(&bytes[split..]) - (0.86 + 0.66 + 0.10)).abs() < 1e-9);
         assert_eq!(est("aaaaaaaaaa"), 1.0, "exact decimal sums");
     }
 
     #[test]
-    fn utf16_length_matches_javascript() {
-        assert_eq!(utf16_len("a😀漢"), 4);
-        assert_eq!(length_tokens(9, 4.0), 3.0);
+    fn a_message_rounds_its_texts_up_once() {
         assert_eq!(message_tokens(2.1, 1, 3.0, 1000.0), 1006.0);
     }
 }
