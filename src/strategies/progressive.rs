@@ -76,6 +76,9 @@ struct Written {
     covers: Vec<u32>,
     /// False once a round summary replaced it.
     standing: bool,
+    /// Whether it replaced its messages (a digest or summary: it counts as one message) or
+    /// rewrote one in place (a preview).
+    replaces: bool,
 }
 
 /// The state of a progressive reduction.
@@ -100,6 +103,13 @@ pub struct Progressive<'a> {
     stage_count: usize,
     /// The action handed out and not yet reported.
     pending: Option<Action>,
+    latest_user: Option<usize>,
+    /// The first message of the newest `keepLast` groups.
+    keep_last_start: usize,
+    /// [`Progressive::total`] and [`Progressive::messages`], kept up to date by `done`, so
+    /// that checking the targets after each action is not a pass over every message.
+    running_tokens: f64,
+    running_messages: usize,
 }
 
 const STAGE_NAMES: [&str; 7] = [
@@ -116,6 +126,10 @@ impl<'a> Progressive<'a> {
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
         let protection = protect(t, &s, config);
+        let mut keep_last_start = t.len();
+        for group in s.groups.iter().rev().take(config.keep_last) {
+            keep_last_start = group.start as usize;
+        }
         Progressive {
             t,
             protection,
@@ -132,6 +146,10 @@ impl<'a> Progressive<'a> {
             stage_start: t.total_tokens(),
             stage_count: 0,
             pending: None,
+            latest_user: t.messages.iter().rposition(|m| m.is_real_user()),
+            keep_last_start,
+            running_tokens: t.total_tokens(),
+            running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
             s,
         }
     }
@@ -157,7 +175,9 @@ impl<'a> Progressive<'a> {
     }
 
     fn met(&self) -> bool {
-        self.targets.met(self.total(), self.messages())
+        debug_assert_eq!(self.running_messages, self.messages());
+        debug_assert!((self.running_tokens - self.total()).abs() < 1e-6 * (1.0 + self.total()));
+        self.targets.met(self.running_tokens, self.running_messages)
     }
 
     /// The round of the latest real user input: the current round.
@@ -169,11 +189,10 @@ impl<'a> Progressive<'a> {
     /// latest real user input, not yet rewritten.
     fn touchable(&self, i: usize) -> bool {
         let m = &self.t.messages[i];
-        let latest_user = self.t.messages.iter().rposition(|m| m.is_real_user());
         self.fate[i] == Fate::Kept
             && !(m.is_system() && self.config.keep_system)
             && !m.is_summary()
-            && Some(i) != latest_user
+            && Some(i) != self.latest_user
     }
 
     /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, and not
@@ -187,21 +206,7 @@ impl<'a> Progressive<'a> {
         matches!(
             self.protection[g],
             Protection::KeepLast | Protection::LatestUserInput | Protection::StartOnUser
-        ) || self.s.groups[g].start as usize >= self.keep_last_start()
-    }
-
-    /// The first message of the newest `keepLast` groups.
-    fn keep_last_start(&self) -> usize {
-        let mut left = self.config.keep_last;
-        let mut start = self.t.len();
-        for g in (0..self.s.groups.len()).rev() {
-            if left == 0 {
-                break;
-            }
-            start = self.s.groups[g].start as usize;
-            left -= 1;
-        }
-        start
+        ) || self.s.groups[g].start as usize >= self.keep_last_start
     }
 
     /// The candidates of `stage`, oldest first.
@@ -213,7 +218,7 @@ impl<'a> Progressive<'a> {
             1 => {
                 let mut runs = Vec::new();
                 let mut run: Vec<u32> = Vec::new();
-                let keep_from = self.keep_last_start();
+                let keep_from = self.keep_last_start;
                 for g in &self.s.groups {
                     let range = g.range();
                     let old = range.end <= keep_from
@@ -272,12 +277,15 @@ impl<'a> Progressive<'a> {
                     .map(|i| i as u32)
                     .collect();
                 // Whole groups only.
+                let mut chosen = vec![false; n];
+                for &i in &messages {
+                    chosen[i as usize] = true;
+                }
                 let messages: Vec<u32> = messages
-                    .iter()
-                    .copied()
+                    .into_iter()
                     .filter(|&i| {
                         let g = &self.s.groups[self.s.group_of[i as usize] as usize];
-                        g.range().all(|j| messages.contains(&(j as u32)))
+                        g.range().all(|j| chosen[j])
                     })
                     .collect();
                 if messages.len() < 2 {
@@ -390,15 +398,27 @@ impl<'a> Progressive<'a> {
             Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => {
                 let at = messages[0];
                 for &i in &messages {
-                    self.fate[i as usize] = Fate::Summarized;
-                    self.tokens[i as usize] = 0.0;
+                    let i = i as usize;
+                    if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
+                        self.running_messages -= 1;
+                    }
+                    self.running_tokens -= self.tokens[i];
+                    self.fate[i] = Fate::Summarized;
+                    self.tokens[i] = 0.0;
                     // A digest or preview written here before is replaced too.
-                    if let Some(old) = self.written_at[i as usize].take() {
+                    if let Some(old) = self.written_at[i].take() {
                         let w = &mut self.written[old as usize];
+                        if w.replaces {
+                            // A digest stood as one message of its own.
+                            self.running_messages -= 1;
+                        }
+                        self.running_tokens -= w.tokens;
                         w.standing = false;
                         w.tokens = 0.0;
                     }
                 }
+                self.running_tokens += tokens;
+                self.running_messages += 1;
                 self.written_at[at as usize] = Some(k);
                 self.stage_count += messages.len();
                 self.written.push(Written {
@@ -406,9 +426,11 @@ impl<'a> Progressive<'a> {
                     tokens,
                     covers: messages,
                     standing: true,
+                    replaces: true,
                 });
             }
             Action::Offload { message } | Action::Rewrite { message, .. } => {
+                self.running_tokens += tokens - self.tokens[message as usize];
                 self.fate[message as usize] = Fate::Rewritten;
                 self.tokens[message as usize] = 0.0;
                 self.written_at[message as usize] = Some(k);
@@ -417,6 +439,7 @@ impl<'a> Progressive<'a> {
                     tokens,
                     covers: vec![message],
                     standing: true,
+                    replaces: false,
                 });
                 self.stage_count += 1;
             }
