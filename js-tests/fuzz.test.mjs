@@ -4,20 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, shouldReduce, estimateTokens, analyze, ReduceError } from "chat-history-reducer";
+import { rng } from "./random.mjs";
 
 const CALLS = Number(process.env.FUZZ_CALLS ?? 12000);
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeGen(seed) {
   const rand = rng(seed);

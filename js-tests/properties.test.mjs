@@ -6,19 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, estimateTokens } from "chat-history-reducer";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
+import { rng } from "./random.mjs";
 
 const CASES = Number(process.env.PROPERTY_CASES ?? 400);
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One conversation as steps; each format writes them its own way. */
 function steps(rand) {

@@ -1,0 +1,14 @@
+// Shared by the randomized tests: a small seeded generator (mulberry32), so that a failure
+// can be replayed with the same seed.
+
+/** Uniform numbers in [0, 1) from `seed`. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
