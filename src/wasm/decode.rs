@@ -157,7 +157,6 @@ fn decode_with(
     };
     set(&options, "lengthMode", length_mode);
     set(&options, "charsPerToken", chars_per_token);
-    set(&options, "estimate", true);
     set(&options, "cacheKey", cache_key(config).as_str());
     set(&options, "countTokens", call.callbacks.count_tokens.clone());
     if input {
@@ -207,19 +206,14 @@ fn decode_with(
         let tokens = if exact[i] >= 0.0 {
             exact[i]
         } else {
-            let images = images.get(i).copied().unwrap_or(0);
-            let weight = estimates.get(i).copied().unwrap_or(0.0);
-            match config.estimator {
-                Estimator::Length { .. } => {
-                    config.message_overhead + images as f64 * config.image_tokens + weight
-                }
-                Estimator::Classes(_) => estimate::message_tokens(
-                    weight,
-                    images,
-                    config.message_overhead,
-                    config.image_tokens,
-                ),
-            }
+            // Length mode's weights are whole already (a sum of ceils), so rounding up is
+            // the same for both estimators.
+            estimate::message_tokens(
+                estimates.get(i).copied().unwrap_or(0.0),
+                images.get(i).copied().unwrap_or(0),
+                config.message_overhead,
+                config.image_tokens,
+            )
         };
         raw.push(tokens);
         let tokens = if estimated && config.calibration != 1.0 {

@@ -233,7 +233,6 @@ function roleError(i, role, names) {
 
 // ---- openai: Chat Completions ---------------------------------------------------------
 
-const OPENAI_ROLES = table({ system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL, function: TOOL });
 
 function openaiContent(r, i, content) {
   if (typeof content === "string") {
@@ -646,7 +645,7 @@ function readLangChain(r, i, m) {
   const [type, d] = langchainShape(m);
   let role = LANGCHAIN_TYPES.get(type);
   if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
-  if (type === "generic") role = OPENAI_ROLES.get(d.role) ?? OTHER;
+  if (type === "generic") role = openaiRole(d.role) ?? OTHER;
   const content = d.content;
   const flags = role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0;
   r.begin(i, role, flags);
@@ -741,7 +740,7 @@ function detect(messages) {
 
 /**
  * Reads `messages` for the core. `options`: `{format, tag, lengthMode, charsPerToken,
- * estimate, tokenCounts, countTokens}`.
+ * tokenCounts, countTokens, cacheKey}`.
  */
 export function readMessages(messages, options) {
   const items = messageList(messages);
@@ -755,7 +754,7 @@ export function readMessages(messages, options) {
   const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
   // Counts are cached by message object: a growing history costs only its new messages.
   const cacheKey = `${options.cacheKey}|${format}`;
-  const useCache = options.estimate && !options.lengthMode;
+  const useCache = !options.lengthMode;
   for (let i = 0; i < n; i++) {
     const m = items[i];
     let exact = -1;
@@ -769,12 +768,12 @@ export function readMessages(messages, options) {
       if (typeof c === "number" && Number.isFinite(c) && c >= 0) exact = c;
     }
     r.exact[i] = exact;
-    r.collectTexts = exact < 0 && options.estimate;
+    r.collectTexts = exact < 0;
     r.sig = 0;
     r.chars = 0;
     const textMark = r.texts.length;
     readOne(reader, r, i, m);
-    if (exact >= 0 || !options.estimate) continue;
+    if (exact >= 0) continue;
     // A short text is cheaper to estimate again than to look up; a count from the user's
     // countTokens is always worth keeping.
     const cacheable = countTokens !== undefined || (useCache && r.chars >= CACHE_MIN_CHARS);
