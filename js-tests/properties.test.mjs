@@ -4,7 +4,7 @@
 // system messages and the latest user input, and meet the budget or say it could not.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reduce, estimateTokens } from "chat-history-reducer";
+import { reduce, reduceSync, estimateTokens } from "chat-history-reducer";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
 
@@ -235,4 +235,67 @@ test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON roun
     assert.equal(h.original.length, all.length, "original keeps everything pushed");
     h.original.forEach((m, i) => assert.equal(m, all[i]));
   }
+});
+
+/** What a reduction decided, or the code it failed with. */
+function outcome(messages, config) {
+  try {
+    const r = reduceSync(messages, config);
+    return {
+      kept: r.kept, dropped: r.dropped, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter,
+      reduced: r.reduced, overBudget: r.overBudget, estimate: estimateTokens(messages, config),
+      same: r.messages.every((m, k) => m === messages[r.kept[k]]),
+    };
+  } catch (e) {
+    return { error: e.code ?? String(e) };
+  }
+}
+
+test("a call that takes over an earlier call's reading decides exactly as a fresh read", () => {
+  // Readings are kept between calls by message object (reader.js); every way an app changes
+  // its history between turns must give what reading copies of the messages gives.
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? 11));
+  const int = (n) => Math.floor(rand() * n);
+  const formats = Object.keys(write);
+  const cases = Math.max(24, Math.floor(CASES / 4));
+  let taken = 0;
+  for (let k = 0; k < cases; k++) {
+    const format = formats[k % formats.length];
+    let history = [];
+    while (history.length < 40) history.push(...write[format](steps(rand), history.length === 0 && rand() < 0.6));
+    const total = estimateTokens(history);
+    const config = { maxTokens: Math.max(40, Math.floor(total * (0.2 + rand() * 0.6))), format: rand() < 0.5 ? "auto" : format };
+    if (rand() < 0.4) Object.assign(config, { estimator: "length", charsPerToken: 2 + int(4) });
+    if (rand() < 0.3) config.strategy = "priority";
+    if (rand() < 0.2) config.calibration = 1.25;
+    for (let op = 0; op < 10; op++) {
+      const choice = rand();
+      const i = int(history.length);
+      const m = history[i];
+      if (choice < 0.25) {
+        history.push(...write[format](steps(rand), false).slice(0, 1 + int(4)));
+      } else if (choice < 0.4) {
+        const r = reduceSync(history, config);
+        history = [...r.messages, ...write[format](steps(rand), false).slice(0, 2)];
+      } else if (choice < 0.5 && typeof m.content === "string") {
+        m.content = `${m.content} and more`; // replaced in place
+      } else if (choice < 0.6 && Array.isArray(m.content ?? m.parts) && (m.content ?? m.parts).some((p) => typeof p.text === "string")) {
+        (m.content ?? m.parts).push(m.parts ? { text: "one more part" } : { type: format === "openai-responses" ? "output_text" : "text", text: "one more part" });
+      } else if (choice < 0.7) {
+        history[i] = { ...m }; // a copy: another object
+      } else if (choice < 0.78) {
+        history.splice(i, 1); // may orphan a tool call: both reads must then fail alike
+      } else if (choice < 0.85 && (m.role === "assistant" || m.role === "user") && typeof m.content === "string") {
+        m.role = m.role === "user" ? "assistant" : "user";
+      } else {
+        history = history.slice(); // a new array of the same messages
+      }
+      const again = outcome(history, config);
+      const fresh = outcome(structuredClone(history), config);
+      assert.deepEqual(again, { ...fresh, same: again.same }, `case ${k} (${format}), operation ${op}: a taken-over reading decides as a fresh one`);
+      if (again.same !== undefined) assert.ok(again.same, "kept messages are the input objects");
+      taken++;
+    }
+  }
+  assert.ok(taken >= cases * 10);
 });

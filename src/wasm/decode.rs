@@ -162,17 +162,65 @@ fn decode_with(
     if input {
         set(&options, "tokenCounts", call.callbacks.token_counts.clone());
     }
+    set(&options, "keep", input);
 
     let reading = read_messages(messages, &options)?;
     let format = Format::from_name(&reading.format()).unwrap_or(Format::OpenAi);
     let roles = reading.roles();
     let flags = reading.flags();
-    let exact = reading.exact();
-    let images = reading.images();
+    let given = reading.given();
+    let mut raw = reading.raw();
+    // Counts from the caller's `countTokens` are the model's own: not calibrated.
+    let calibrate = !call.callbacks.count_tokens.is_function() && config.calibration != 1.0;
     let mut transcript = Transcript::new(format);
     transcript.messages.reserve(roles.len());
+    estimate_missing(&reading, config, &given, &mut raw);
+    for i in 0..roles.len() {
+        let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
+        let tokens = match given.get(i) {
+            Some(&c) if c >= 0.0 => c,
+            _ if calibrate => (raw[i] * config.calibration).ceil(),
+            _ => raw[i],
+        };
+        transcript.messages.push(MessageInfo {
+            role,
+            flags: flags[i],
+            tokens,
+        });
+    }
+    let links = reading.links();
+    let starts = reading.link_starts();
+    transcript.links.reserve(links.len() / 2);
+    for (message, span) in starts.windows(2).enumerate() {
+        let span = links.get(span[0] as usize..span[1] as usize).unwrap_or(&[]);
+        for pair in span.chunks_exact(2) {
+            transcript.links.push(Link {
+                message: message as u32,
+                key: pair[0],
+                kind: if pair[1] == 0 {
+                    LinkKind::Call
+                } else {
+                    LinkKind::Result
+                },
+            });
+        }
+    }
+    if input {
+        remember(&reading, &raw);
+    }
+    Ok((transcript, reading))
+}
 
-    let estimates: Vec<f64> = match config.estimator {
+/// Fills in `raw` (each message's count before calibration) where the reading had none and
+/// the caller gave none: the estimator on the message's texts, plus its overhead and images.
+fn estimate_missing(reading: &Reading, config: &Config, given: &[f64], raw: &mut [f64]) {
+    let missing = |raw: &[f64], i: usize| raw[i] < 0.0 && given.get(i).is_none_or(|&c| c < 0.0);
+    if !(0..raw.len()).any(|i| missing(raw, i)) {
+        return;
+    }
+    let images = reading.images();
+    let weight_of: Vec<f64> = match config.estimator {
+        // Length mode's weights are whole already (a sum of ceils).
         Estimator::Length { .. } => reading.length_tokens(),
         Estimator::Classes(weights) => {
             let scanner = estimate::Scanner::new(&weights);
@@ -197,53 +245,16 @@ fn decode_with(
                 .collect()
         }
     };
-    // Raw counts (what the cache keeps), then the calibrated ones the core works with.
-    let cached_estimates = reading.cached_estimates();
-    let mut raw = Vec::with_capacity(roles.len());
-    for i in 0..roles.len() {
-        let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
-        let estimated = exact[i] < 0.0 || cached_estimates.get(i) == Some(&1);
-        let tokens = if exact[i] >= 0.0 {
-            exact[i]
-        } else {
-            // Length mode's weights are whole already (a sum of ceils), so rounding up is
-            // the same for both estimators.
-            estimate::message_tokens(
-                estimates.get(i).copied().unwrap_or(0.0),
+    for i in 0..raw.len() {
+        if missing(raw, i) {
+            raw[i] = estimate::message_tokens(
+                weight_of.get(i).copied().unwrap_or(0.0),
                 images.get(i).copied().unwrap_or(0),
                 config.message_overhead,
                 config.image_tokens,
-            )
-        };
-        raw.push(tokens);
-        let tokens = if estimated && config.calibration != 1.0 {
-            (tokens * config.calibration).ceil()
-        } else {
-            tokens
-        };
-        transcript.messages.push(MessageInfo {
-            role,
-            flags: flags[i],
-            tokens,
-        });
+            );
+        }
     }
-    transcript.links = reading
-        .links()
-        .chunks_exact(3)
-        .map(|c| Link {
-            message: c[0],
-            key: c[1],
-            kind: if c[2] == 0 {
-                LinkKind::Call
-            } else {
-                LinkKind::Result
-            },
-        })
-        .collect();
-    if input {
-        remember(&reading, &raw);
-    }
-    Ok((transcript, reading))
 }
 
 /// What a cached count depends on besides the message: how it was estimated and how a

@@ -38,8 +38,12 @@ extern "C" {
     pub fn roles(this: &Reading) -> Vec<u8>;
     #[wasm_bindgen(method, getter)]
     pub fn flags(this: &Reading) -> Vec<u8>;
+    /// Each message's count before calibration; -1 where it is to be estimated.
     #[wasm_bindgen(method, getter)]
-    pub fn exact(this: &Reading) -> Vec<f64>;
+    pub fn raw(this: &Reading) -> Vec<f64>;
+    /// `config.tokenCounts` per message (-1 where none is given); empty without it.
+    #[wasm_bindgen(method, getter)]
+    pub fn given(this: &Reading) -> Vec<f64>;
     #[wasm_bindgen(method, getter)]
     pub fn images(this: &Reading) -> Vec<u32>;
     #[wasm_bindgen(method, getter, js_name = lengthTokens)]
@@ -52,13 +56,13 @@ extern "C" {
     /// The UTF-8 of every text to estimate, piece after piece.
     #[wasm_bindgen(method, getter)]
     pub fn bytes(this: &Reading) -> Vec<u8>;
+    /// `(key, kind)` pairs of every tool-call link, message after message.
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;
-    /// 1 where `exact` is a cached estimate of ours (which calibration scales), not a count
-    /// the caller gave.
-    #[wasm_bindgen(method, getter, js_name = cachedEstimates)]
-    pub fn cached_estimates(this: &Reading) -> Vec<u8>;
-
+    /// Message i's links are `links[link_starts[i]..link_starts[i + 1]]`.
+    #[wasm_bindgen(method, getter, js_name = linkStarts)]
+    pub fn link_starts(this: &Reading) -> Vec<u32>;
+    /// Each message's count before calibration, for the calls after this one.
     pub fn remember(reading: &Reading, tokens: &[f64]);
 
     #[wasm_bindgen(catch, js_name = readOption)]

@@ -50,34 +50,42 @@ function jsonText(value) {
 }
 
 /**
- * Collects, per message, what the core needs. One instance per call; `begin(i)` starts
- * message i, the `add*` calls fill it.
+ * What one call read, per message, in typed arrays for the core: role, flags, images, the
+ * count of each message (`raw`, before calibration; -1 while it is still to be estimated
+ * from its texts), tool-call links, and the formats it fits. It also keeps, per message, a
+ * stamp of the fields its reading came from, so that the next call can take over what it
+ * read about the same, unchanged message objects (see `readMessages`).
  */
 class Reading {
-  constructor(n, options) {
+  constructor(n, options, keys) {
     this.format = "";
+    this.items = null;
+    this.n = n;
     this.roles = new Uint8Array(n);
     this.flags = new Uint8Array(n);
-    this.exact = new Float64Array(n).fill(-1);
     this.images = new Uint32Array(n);
+    this.masks = new Uint8Array(n);
     this.lengthTokens = new Float64Array(n);
+    this.raw = new Float64Array(n).fill(-1);
+    this.given = new Float64Array(0);
     this.pieceCounts = new Uint32Array(n);
-    this.cachedEstimates = new Uint8Array(n);
+    this.stamps = new Array(n * STAMP);
+    // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
+    this.linkStart = new Uint32Array(n + 1);
+    this.linkData = new Uint32Array(Math.max(32, n * 2));
+    this.linkLength = 0;
+    // Link ids as small numbers; shared with the reading this one takes over from.
+    this.keys = keys;
     this.pieceLengths = [];
     this.texts = [];
-    this.links = [];
-    this.keys = new Map();
+    this.bytes = null;
     this.lengthMode = options.lengthMode;
     this.charsPerToken = options.charsPerToken;
     this.collectTexts = false;
     this.index = 0;
     this.openTag = `<${options.tag}>`;
-    // A fingerprint of the message being read (lengths of its texts, its images and
-    // links): a cached count is reused only while it matches.
-    this.sig = 0;
-    this.chars = 0;
-    // [index, fingerprint] of the messages counted afresh, for `remember`.
-    this.fresh = [];
+    this.key = "";
+    this.countTokens = undefined;
   }
 
   begin(i, role, flags) {
@@ -88,20 +96,16 @@ class Reading {
 
   text(value) {
     if (typeof value !== "string" || value.length === 0) return;
-    this.sig = (Math.imul(this.sig, 31) + value.length) | 0;
-    this.chars += value.length;
     if (this.lengthMode) {
       this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
     } else if (this.collectTexts) {
       this.texts.push(value);
-      this.pieceLengths.push(value.length);
       this.pieceCounts[this.index] += 1;
     }
   }
 
   image() {
     this.images[this.index] += 1;
-    this.sig = (Math.imul(this.sig, 31) + 7) | 0;
   }
 
   link(kind, id) {
@@ -110,8 +114,57 @@ class Reading {
       key = this.keys.size;
       this.keys.set(id, key);
     }
-    this.links.push(this.index, key, kind);
-    this.sig = (Math.imul(this.sig, 31) + id.length + kind) | 0;
+    let data = this.linkData;
+    const at = this.linkLength;
+    if (at + 2 > data.length) data = this.growLinks(at + 2);
+    data[at] = key;
+    data[at + 1] = kind;
+    this.linkLength = at + 2;
+  }
+
+  growLinks(least) {
+    const grown = new Uint32Array(Math.max(least, this.linkData.length * 2));
+    grown.set(this.linkData.subarray(0, this.linkLength));
+    this.linkData = grown;
+    return grown;
+  }
+
+  /**
+   * Messages i … i + count - 1 are messages j … of `from`, unchanged: take over what was
+   * read of them (block copies).
+   */
+  take(i, from, j, count) {
+    const end = j + count;
+    this.roles.set(from.roles.subarray(j, end), i);
+    this.flags.set(from.flags.subarray(j, end), i);
+    this.images.set(from.images.subarray(j, end), i);
+    this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
+    this.raw.set(from.raw.subarray(j, end), i);
+    const stamps = this.stamps, old = from.stamps;
+    for (let s = i * STAMP, t = j * STAMP, e = end * STAMP; t < e; s++, t++) stamps[s] = old[t];
+    const first = from.linkStart[j], last = from.linkStart[end];
+    const at = this.linkLength;
+    if (at + last - first > this.linkData.length) this.growLinks(at + last - first);
+    this.linkData.set(from.linkData.subarray(first, last), at);
+    for (let k = 0; k < count; k++) this.linkStart[i + k] = at + from.linkStart[j + k] - first;
+    this.linkLength = at + last - first;
+  }
+
+  /** A reading for another call on the same messages, sharing what was read. */
+  again(options) {
+    const r = new Reading(0, options, this.keys);
+    r.n = this.n;
+    r.roles = this.roles;
+    r.flags = this.flags;
+    r.images = this.images;
+    r.masks = this.masks;
+    r.lengthTokens = this.lengthTokens;
+    r.raw = this.raw;
+    r.stamps = this.stamps;
+    r.linkStart = this.linkStart;
+    r.linkData = this.linkData;
+    r.linkLength = this.linkLength;
+    return r;
   }
 
   isSummaryText(text) {
@@ -121,10 +174,17 @@ class Reading {
     return text.startsWith(this.openTag, at);
   }
 
-  /** The typed arrays the Rust side reads. */
+  get links() {
+    return this.linkData.subarray(0, this.linkLength);
+  }
+
+  /** Message i's links are `links[linkStarts[i] .. linkStarts[i + 1]]`. */
+  get linkStarts() {
+    return this.linkStart;
+  }
+
+  /** The texts to estimate, as UTF-8 (each piece encoded straight into one buffer). */
   finish() {
-    // The texts go to the core as UTF-8 bytes, each piece encoded straight into one buffer
-    // (no joined string, no per-character copy loop); pieceLengths become byte lengths.
     const texts = this.texts;
     const lengths = new Uint32Array(texts.length);
     let bytes = textBuffer(texts);
@@ -146,13 +206,13 @@ class Reading {
     }
     this.bytes = bytes.subarray(0, at);
     this.pieceLengths = lengths;
-    this.links = Uint32Array.from(this.links);
-    this.texts = null;
-    this.keys = null;
+    this.texts = [];
     return this;
   }
 }
 
+/** Slots of a message's stamp: four fields (see `STAMPS`) and the first one's array length. */
+const STAMP = 5;
 // ---------------------------------------------------------------------------------------
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
@@ -693,118 +753,270 @@ function looksLangChain(m) {
 
 /** In the order auto-detection prefers when several fit every message. */
 const READERS = {
-  openai: { read: readOpenAI, looks: looksOpenAI },
-  anthropic: { read: readAnthropic, looks: looksAnthropic },
-  vercel: { read: readVercel, looks: looksVercel },
-  "openai-responses": { read: readResponses, looks: looksResponses },
-  "vercel-ui": { read: readVercelUI, looks: looksVercelUI },
-  gemini: { read: readGemini, looks: looksGemini },
-  langchain: { read: readLangChain, looks: looksLangChain },
+  openai: { read: readOpenAI, looks: looksOpenAI, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.tool_calls, (m) => m.tool_call_id) },
+  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.type, (m) => m.parts) },
+  vercel: { read: readVercel, looks: looksVercel, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.type, (m) => m.parts) },
+  "openai-responses": {
+    read: readResponses, looks: looksResponses,
+    stamp: stamping((m) => m.content, (m) => m.type, (m) => m.role, (m) => (m.output !== undefined ? m.output : m.arguments)),
+  },
+  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: stamping((m) => m.parts, (m) => m.role, (m) => m.content, (m) => m.type) },
+  gemini: { read: readGemini, looks: looksGemini, stamp: stamping((m) => m.parts, (m) => m.role, (m) => m.content, (m) => m.type) },
+  langchain: {
+    read: readLangChain, looks: looksLangChain,
+    stamp: stamping((m) => (m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data), (m) => m.tool_calls, (m) => m.tool_call_id, (m) => m.type),
+  },
 };
+const FORMATS = Object.keys(READERS);
+const LOOKS = FORMATS.map((name) => READERS[name].looks);
+const ALL_FORMATS = (1 << FORMATS.length) - 1;
 
-/** The format of `messages`, by their shape: the first reader that accepts them all. */
-function detect(messages) {
-  const candidates = Object.keys(READERS);
-  let possible = candidates;
+/**
+ * A message's stamp: the fields its reading depends on most (its content, role, calls),
+ * compared by identity. A message read before is taken over only while its stamp is the
+ * same, so replacing a message's content (or the message) is always seen; an edit inside
+ * a content array or a part is seen when it changes the array's length.
+ */
+function stamping(a, b, c, d) {
+  return {
+    take(m, s, k) {
+      const x = a(m);
+      s[k] = x;
+      s[k + 1] = b(m);
+      s[k + 2] = c(m);
+      s[k + 3] = d(m);
+      s[k + 4] = Array.isArray(x) ? x.length : -1;
+    },
+    same(m, s, k) {
+      const x = a(m);
+      return x === s[k] && b(m) === s[k + 1] && c(m) === s[k + 2] && d(m) === s[k + 3] &&
+        (Array.isArray(x) ? x.length : -1) === s[k + 4];
+    },
+  };
+}
+
+/** The formats message i could belong to, one bit each in `FORMATS` order. */
+function fitMask(i, m) {
+  let mask = 0;
+  try {
+    for (let f = 0; f < LOOKS.length; f++) if (LOOKS[f](m)) mask |= 1 << f;
+  } catch (e) {
+    throw bad(i, `could not be read: ${reason(e)}`);
+  }
+  return mask;
+}
+
+function formatNames(mask) {
+  return FORMATS.filter((_, f) => mask & (1 << f));
+}
+
+/**
+ * The format of the messages whose fit masks are `masks`: the first that fits them all.
+ * Reports the first message that no format shared with those before it fits.
+ */
+function detect(masks, n) {
+  let possible = ALL_FORMATS;
   let decided = -1;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    let next;
-    try {
-      // Most messages fit every format still possible: one check each, no allocation.
-      let all = true;
-      for (const name of possible) if (!READERS[name].looks(m)) { all = false; break; }
-      if (all) continue;
-      next = possible.filter((name) => READERS[name].looks(m));
-    } catch (e) {
-      throw bad(i, `could not be read: ${reason(e)}`);
-    }
-    if (next.length === 0) {
-      let fits;
-      try {
-        fits = candidates.filter((name) => READERS[name].looks(m));
-      } catch (e) {
-        throw bad(i, `could not be read: ${reason(e)}`);
-      }
-      if (fits.length === 0) {
+  for (let i = 0; i < n; i++) {
+    const next = possible & masks[i];
+    if (next === possible) continue;
+    if (next === 0) {
+      if (masks[i] === 0) {
         throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
       }
       throw new ReduceError("INVALID_MESSAGES",
-        `messages mix formats: message ${i} looks like ${fits.join(" or ")}, but message ${decided} and those before it like ${possible.join(" or ")}; pass one format, or set config.format`);
+        `messages mix formats: message ${i} looks like ${formatNames(masks[i]).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
     }
     decided = i;
     possible = next;
   }
-  return possible[0];
+  return FORMATS[31 - Math.clz32(possible & -possible)];
+}
+
+// ---- Readings kept between calls ------------------------------------------------------
+//
+// A chat calls the reducer on every turn with the same message objects and a few new
+// ones. The last readings are kept (a few: several conversations, or a shouldReduce and
+// a reduce with other options, may alternate); a call takes over from the one that holds
+// its first message what it read of every message object that is still there with the
+// same stamp, and reads only the others. Counts the caller gives (`tokenCounts`) are never
+// kept; `countTokens`' counts are, for the same function.
+
+/** How many readings are kept. */
+const KEEP_READINGS = 4;
+/** Shorter inputs are read afresh every time (unless a `countTokens` counts them): cheaper
+ * than a lookup, and they would push a conversation's reading out (a single message's
+ * `estimateTokens`). */
+const KEEP_MIN_MESSAGES = 32;
+/** Most recent first. */
+const READINGS = [];
+
+/** The kept reading for this call, and where in it the call's first message is. */
+function previousReading(items, key, countTokens) {
+  if (items.length === 0) return undefined;
+  const first = items[0];
+  for (let k = 0; k < READINGS.length; k++) {
+    const r = READINGS[k];
+    if (r.key !== key || r.countTokens !== countTokens) continue;
+    const at = r.items[0] === first ? 0 : r.items.indexOf(first);
+    if (at >= 0) return { reading: r, at, slot: k };
+  }
+  return undefined;
+}
+
+/**
+ * For each message, the index of the same unchanged message object in `prev` (-1: read it).
+ * Walks both in order; a message that is not next in `prev` is searched for (removed
+ * messages, a reduced history), by a scan and past a budget by a map.
+ */
+function align(items, prev, start, stamp, from, counts) {
+  const old = prev.items, raw = prev.raw, stamps = prev.stamps;
+  const n = items.length, m = old.length;
+  let j = start, scanned = 0, where;
+  for (let i = 0; i < n; i++) {
+    const msg = items[i];
+    let k = -1;
+    if (j < m && old[j] === msg) k = j;
+    else if (where !== undefined) k = where.get(msg) ?? -1;
+    else if (scanned < 4 * m + 1024) {
+      k = old.indexOf(msg, j);
+      scanned += (k < 0 ? m : k) - j + 1;
+    } else {
+      where = new Map();
+      for (let x = 0; x < m; x++) where.set(old[x], x);
+      k = where.get(msg) ?? -1;
+    }
+    if (k < 0) continue;
+    // A count is taken over when there is one (a count given by tokenCounts is not kept).
+    if (raw[k] < 0 && !(counts !== undefined && counts[i] >= 0)) continue;
+    let same;
+    try {
+      same = stamp.same(msg, stamps, k * STAMP);
+    } catch {
+      same = false; // read afresh, which reports what throws
+    }
+    if (!same) continue;
+    from[i] = k;
+    j = k + 1;
+  }
+}
+
+/** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
+function givenCounts(tokenCounts, n) {
+  const given = new Float64Array(n).fill(-1);
+  if (!Array.isArray(tokenCounts)) return given;
+  for (let i = 0; i < n; i++) {
+    let c;
+    try {
+      c = tokenCounts[i];
+    } catch (e) {
+      throw new ReduceError("INVALID_CONFIG", `reading tokenCounts[${i}] threw: ${reason(e)}`, i, "tokenCounts");
+    }
+    if (typeof c === "number" && Number.isFinite(c) && c >= 0) given[i] = c;
+  }
+  return given;
 }
 
 /**
  * Reads `messages` for the core. `options`: `{format, tag, lengthMode, charsPerToken,
- * tokenCounts, countTokens, cacheKey}`.
+ * tokenCounts, countTokens, cacheKey, keep}`; `keep`: whether this reading may serve the
+ * next calls (the input of a call, not a message this library wrote).
  */
 export function readMessages(messages, options) {
   const items = messageList(messages);
   const n = items.length;
-  const format = options.format === "auto" ? detect(items) : options.format;
+  const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
+  const given = Array.isArray(options.tokenCounts) ? givenCounts(options.tokenCounts, n) : undefined;
+  const key = `${options.cacheKey}|${options.format}`;
+  const keep = options.keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
+  let prev = keep ? previousReading(items, key, countTokens) : undefined;
+  if (prev !== undefined && prev.reading.keys.size > prev.reading.linkLength + 4096) prev = undefined; // ids long gone
+
+  // Which messages were read before, unchanged.
+  const from = new Int32Array(n).fill(-1);
+  if (prev !== undefined) {
+    align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
+  }
+  // The format: for auto, from every message's fit mask (kept ones are known).
+  const masks = new Uint8Array(n);
+  let format = options.format;
+  if (format === "auto") {
+    for (let i = 0; i < n; i++) {
+      const k = from[i];
+      masks[i] = k >= 0 ? prev.reading.masks[k] : fitMask(i, items[i]);
+    }
+    format = detect(masks, n);
+  }
+  if (prev !== undefined && format !== prev.reading.format) {
+    from.fill(-1);
+    prev = undefined;
+  }
   const reader = own(READERS, format);
-  const r = new Reading(n, options);
+  const before = prev !== undefined ? prev.reading : undefined;
+  // The same messages as last time, all unchanged: the same reading, for this call.
+  const same = before !== undefined && before.n === n && from[0] === 0 && from[n - 1] === n - 1 && from.every((k, i) => k === i);
+  const r = same ? before.again(options) : new Reading(n, options, before !== undefined ? before.keys : new Map());
   r.format = format;
   r.items = items;
-  const counts = Array.isArray(options.tokenCounts) ? options.tokenCounts : undefined;
-  const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
-  // Counts are cached by message object: a growing history costs only its new messages.
-  const cacheKey = `${options.cacheKey}|${format}`;
-  const useCache = !options.lengthMode;
-  for (let i = 0; i < n; i++) {
-    const m = items[i];
-    let exact = -1;
-    if (counts !== undefined) {
-      let c;
-      try {
-        c = counts[i];
-      } catch (e) {
-        throw new ReduceError("INVALID_CONFIG", `reading tokenCounts[${i}] threw: ${reason(e)}`, i, "tokenCounts");
-      }
-      if (typeof c === "number" && Number.isFinite(c) && c >= 0) exact = c;
-    }
-    r.exact[i] = exact;
-    r.collectTexts = exact < 0;
-    r.sig = 0;
-    r.chars = 0;
-    const textMark = r.texts.length;
-    readOne(reader, r, i, m);
-    if (exact >= 0) continue;
-    // A short text is cheaper to estimate again than to look up; a count from the user's
-    // countTokens is always worth keeping.
-    const cacheable = countTokens !== undefined || (useCache && r.chars >= CACHE_MIN_CHARS);
-    if (!cacheable) continue;
-    const cached = CACHE.get(m);
-    if (cached !== undefined && cached.key === cacheKey && cached.fn === countTokens && cached.sig === r.sig) {
-      exact = cached.tokens;
-      if (countTokens === undefined) r.cachedEstimates[i] = 1;
-    } else if (countTokens !== undefined) {
-      // The user's own function: what it throws reaches the caller unchanged.
-      const c = countTokens(m, i);
-      if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
-        throw new ReduceError("INVALID_CONFIG",
-          `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0`,
-          i, "countTokens");
-      }
-      exact = c;
-      r.fresh.push(i, r.sig);
-    } else {
-      r.fresh.push(i, r.sig);
+  r.masks = masks;
+  r.key = key;
+  r.countTokens = countTokens;
+  r.given = given !== undefined ? given : new Float64Array(0);
+  if (same) {
+    r.keep = keep;
+    r.slot = prev.slot;
+    r.texts = [];
+    return r.finish();
+  }
+  const stamp = reader.stamp;
+  for (let i = 0; i < n;) {
+    const k = from[i];
+    if (k >= 0) {
+      let run = 1;
+      while (i + run < n && from[i + run] === k + run) run++;
+      r.take(i, before, k, run);
+      i += run;
       continue;
     }
-    // Counted already: its texts need no estimating.
-    r.exact[i] = exact;
-    r.texts.length = textMark;
-    r.pieceLengths.length = textMark;
-    r.pieceCounts[i] = 0;
+    r.linkStart[i] = r.linkLength;
+    const m = items[i];
+    const counted = given !== undefined && given[i] >= 0;
+    r.collectTexts = !counted && countTokens === undefined;
+    readOne(reader, r, i, m);
+    try {
+      stamp.take(m, r.stamps, i * STAMP);
+    } catch (e) {
+      throw bad(i, `could not be read: ${reason(e)}`);
+    }
+    i++;
+    if (counted || countTokens === undefined) continue;
+    // The user's own function: what it throws reaches the caller unchanged.
+    const c = countTokens(m, i - 1);
+    if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
+      throw new ReduceError("INVALID_CONFIG",
+        `countTokens returned ${describe(c)} for message ${i - 1}; it must return a finite number ≥ 0`,
+        i - 1, "countTokens");
+    }
+    r.raw[i - 1] = c;
   }
-  r.cacheKey = cacheKey;
-  r.countTokens = countTokens;
+  r.linkStart[n] = r.linkLength;
+  r.keep = keep;
+  r.slot = prev !== undefined ? prev.slot : -1;
   return r.finish();
+}
+
+/**
+ * `tokens[i]`: message i's count before calibration, estimated where `raw` had none. The
+ * reading becomes the one the next calls take over from.
+ */
+export function remember(reading, tokens) {
+  reading.raw.set(tokens);
+  reading.bytes = null;
+  reading.pieceLengths = null;
+  if (!reading.keep) return;
+  if (reading.slot >= 0) READINGS.splice(reading.slot, 1);
+  READINGS.unshift(reading);
+  if (READINGS.length > KEEP_READINGS) READINGS.length = KEEP_READINGS;
 }
 
 function readOne(reader, r, i, m) {
@@ -831,22 +1043,6 @@ function textBuffer(texts) {
   const buffer = new Uint8Array(Math.max(units, BUFFER.length * 2));
   if (buffer.length <= KEEP_BUFFER) BUFFER = buffer;
   return buffer;
-}
-
-/** Messages with fewer characters of text are estimated again rather than cached. */
-const CACHE_MIN_CHARS = 256;
-
-/** Token counts by message object (see `readMessages`). */
-const CACHE = new WeakMap();
-
-/** Caches the counts of the messages read afresh; `tokens[i]` is message i's count. */
-export function remember(reading, tokens) {
-  const fresh = reading.fresh;
-  for (let k = 0; k < fresh.length; k += 2) {
-    const i = fresh[k];
-    CACHE.set(reading.items[i], { key: reading.cacheKey, sig: fresh[k + 1], fn: reading.countTokens, tokens: tokens[i] });
-  }
-  reading.fresh = [];
 }
 
 /** The most messages one call takes: far above any context window, far below memory. */
@@ -911,6 +1107,13 @@ export function optionEntries(config, key, value) {
 /** Output entries at or above this are written messages: `written[entry - NEW]`. */
 const NEW = 0x80000000;
 
+/** A typed array's values in a plain array (a loop: `Array.from` iterates). */
+function plainArray(values) {
+  const out = new Array(values.length);
+  for (let k = 0; k < values.length; k++) out[k] = values[k];
+  return out;
+}
+
 /**
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
  * written message); the kept messages are the input objects themselves.
@@ -926,10 +1129,10 @@ export function buildResult(reading, output, written, summary, offloaded, kept, 
     messages: out,
     reduced: meta.reduced,
     removedCount: meta.removedCount,
-    kept: Array.from(kept),
-    dropped: Array.from(dropped),
-    summarized: Array.from(summarized),
-    rewritten: Array.from(rewritten),
+    kept: plainArray(kept),
+    dropped: plainArray(dropped),
+    summarized: plainArray(summarized),
+    rewritten: plainArray(rewritten),
     offloaded,
     tokensBefore: meta.tokensBefore,
     tokensAfter: meta.tokensAfter,
