@@ -270,12 +270,11 @@ impl Scanner {
         let mut counts = AsciiCounts::default();
         while i < bytes.len() {
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if simd {
-                if let Some(block) = bytes.get(i..i + 16) {
-                    if counts.add(block, &mut prev_space) {
-                        i += 16;
-                        continue;
-                    }
+            if simd && i + 16 <= bytes.len() {
+                let next = counts.run(bytes, i, &mut prev_space);
+                if next > i {
+                    i = next;
+                    continue;
                 }
             }
             let _ = simd;
@@ -328,43 +327,88 @@ struct AsciiCounts {
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 impl AsciiCounts {
-    /// Counts sixteen bytes by comparison masks and popcounts; false (nothing counted) when
-    /// one of them is not ASCII.
-    fn add(&mut self, block: &[u8], prev_space: &mut bool) -> bool {
+    /// Counts the classes of the all-ASCII 16-byte blocks that follow one another from
+    /// `bytes[i]`, in per-lane counters (flushed every 255 blocks); returns where they end
+    /// (`i` itself when the first block is not all ASCII).
+    fn run(&mut self, bytes: &[u8], mut i: usize, prev_space: &mut bool) -> usize {
         use core::arch::wasm32::*;
-        if block.len() < 16 {
-            return false;
+        let zero = u8x16_splat(0);
+        let mut carry = if *prev_space { u8x16_splat(0xFF) } else { zero };
+        loop {
+            let (mut letters, mut digits, mut puncts, mut spaces, mut starts) =
+                (zero, zero, zero, zero, zero);
+            let mut blocks = 0i64;
+            while blocks < 255 && i + 16 <= bytes.len() {
+                // SAFETY: i + 16 <= bytes.len(), and v128_load takes unaligned addresses.
+                let v = unsafe { v128_load(bytes.as_ptr().add(i).cast::<v128>()) };
+                if u8x16_bitmask(v) != 0 {
+                    break;
+                }
+                let within = |lo: u8, hi: u8| {
+                    v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)))
+                };
+                let lower = v128_or(v, u8x16_splat(0x20));
+                let letter = v128_and(
+                    u8x16_ge(lower, u8x16_splat(b'a')),
+                    u8x16_le(lower, u8x16_splat(b'z')),
+                );
+                let digit = within(b'0', b'9');
+                let space = v128_or(u8x16_eq(v, u8x16_splat(b' ')), within(0x09, 0x0d));
+                let punct = v128_andnot(within(0x21, 0x7e), v128_or(letter, digit));
+                // Each lane's space flag next to the one before it (the last of the previous block).
+                let before = i8x16_shuffle::<
+                    15,
+                    16,
+                    17,
+                    18,
+                    19,
+                    20,
+                    21,
+                    22,
+                    23,
+                    24,
+                    25,
+                    26,
+                    27,
+                    28,
+                    29,
+                    30,
+                >(carry, space);
+                // A true lane is 0xFF = -1: subtracting counts it.
+                letters = i8x16_sub(letters, letter);
+                digits = i8x16_sub(digits, digit);
+                puncts = i8x16_sub(puncts, punct);
+                spaces = i8x16_sub(spaces, space);
+                starts = i8x16_sub(starts, v128_andnot(space, before));
+                carry = space;
+                blocks += 1;
+                i += 16;
+            }
+            let (l, d, p, w) = (sum(letters), sum(digits), sum(puncts), sum(spaces));
+            self.letters += l;
+            self.digits += d;
+            self.puncts += p;
+            self.spaces += w;
+            self.others += 16 * blocks - l - d - p - w;
+            self.starts += sum(starts);
+            if blocks < 255 {
+                break;
+            }
         }
-        // SAFETY: `block` has 16 readable bytes; v128_load has no alignment requirement.
-        let v = unsafe { v128_load(block.as_ptr().cast::<v128>()) };
-        if u8x16_bitmask(v) != 0 {
-            return false;
-        }
-        let within =
-            |lo: u8, hi: u8| v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)));
-        let lower = v128_or(v, u8x16_splat(0x20));
-        let letter = v128_and(
-            u8x16_ge(lower, u8x16_splat(b'a')),
-            u8x16_le(lower, u8x16_splat(b'z')),
-        );
-        let digit = within(b'0', b'9');
-        let space = v128_or(u8x16_eq(v, u8x16_splat(b' ')), within(0x09, 0x0d));
-        let punct = v128_andnot(within(0x21, 0x7e), v128_or(letter, digit));
-        let letters = i64::from(u8x16_bitmask(letter).count_ones());
-        let digits = i64::from(u8x16_bitmask(digit).count_ones());
-        let puncts = i64::from(u8x16_bitmask(punct).count_ones());
-        let space_bits = u8x16_bitmask(space);
-        let spaces = i64::from(space_bits.count_ones());
-        let before = (space_bits << 1) | u16::from(*prev_space);
-        self.letters += letters;
-        self.digits += digits;
-        self.puncts += puncts;
-        self.spaces += spaces;
-        self.others += 16 - letters - digits - puncts - spaces;
-        self.starts += i64::from((space_bits & !before).count_ones());
-        *prev_space = space_bits & 0x8000 != 0;
-        true
+        *prev_space = u8x16_extract_lane::<15>(carry) != 0;
+        i
     }
+}
+
+/// The sum of the 16 byte lanes of `v`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn sum(v: core::arch::wasm32::v128) -> i64 {
+    use core::arch::wasm32::*;
+    let quads = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(v));
+    i64::from(u32x4_extract_lane::<0>(quads))
+        + i64::from(u32x4_extract_lane::<1>(quads))
+        + i64::from(u32x4_extract_lane::<2>(quads))
+        + i64::from(u32x4_extract_lane::<3>(quads))
 }
 
 /// The code point starting at `bytes[i]` (valid UTF-8) and its width in bytes.

@@ -65,6 +65,7 @@ class Reading {
     this.flags = new Uint8Array(n);
     this.images = new Uint32Array(n);
     this.masks = new Uint8Array(n);
+    this.checked = new Uint8Array(n);
     this.lengthTokens = new Float64Array(n);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
@@ -158,6 +159,7 @@ class Reading {
     r.flags = this.flags;
     r.images = this.images;
     r.masks = this.masks;
+    r.checked = this.checked;
     r.lengthTokens = this.lengthTokens;
     r.raw = this.raw;
     r.stamps = this.stamps;
@@ -795,11 +797,11 @@ function stamping(a, b, c, d) {
   };
 }
 
-/** The formats message i could belong to, one bit each in `FORMATS` order. */
-function fitMask(i, m) {
+/** Of the formats in `which`, those message i could belong to (one bit each, `FORMATS` order). */
+function fitMask(i, m, which) {
   let mask = 0;
   try {
-    for (let f = 0; f < LOOKS.length; f++) if (LOOKS[f](m)) mask |= 1 << f;
+    for (let f = 0; f < LOOKS.length; f++) if (which & (1 << f) && LOOKS[f](m)) mask |= 1 << f;
   } catch (e) {
     throw bad(i, `could not be read: ${reason(e)}`);
   }
@@ -811,21 +813,29 @@ function formatNames(mask) {
 }
 
 /**
- * The format of the messages whose fit masks are `masks`: the first that fits them all.
- * Reports the first message that no format shared with those before it fits.
+ * The format of `items`: the first that fits them all. `masks[i]` holds the formats message
+ * i fits among those in `checked[i]` (known from an earlier reading, or 0); only formats
+ * still possible are checked, and what was checked is recorded for the next calls. Reports
+ * the first message that no format shared with those before it fits.
  */
-function detect(masks, n) {
+function detect(items, masks, checked) {
   let possible = ALL_FORMATS;
   let decided = -1;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < items.length; i++) {
+    const unknown = possible & ~checked[i];
+    if (unknown !== 0) {
+      masks[i] |= fitMask(i, items[i], unknown);
+      checked[i] |= unknown;
+    }
     const next = possible & masks[i];
     if (next === possible) continue;
     if (next === 0) {
-      if (masks[i] === 0) {
+      const all = masks[i] | fitMask(i, items[i], ALL_FORMATS & ~checked[i]);
+      if (all === 0) {
         throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
       }
       throw new ReduceError("INVALID_MESSAGES",
-        `messages mix formats: message ${i} looks like ${formatNames(masks[i]).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
+        `messages mix formats: message ${i} looks like ${formatNames(all).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
     }
     decided = i;
     possible = next;
@@ -938,14 +948,20 @@ export function readMessages(messages, options) {
     align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
   }
   // The format: for auto, from every message's fit mask (kept ones are known).
-  const masks = new Uint8Array(n);
+  const masks = new Uint8Array(n), checked = new Uint8Array(n);
   let format = options.format;
   if (format === "auto") {
-    for (let i = 0; i < n; i++) {
-      const k = from[i];
-      masks[i] = k >= 0 ? prev.reading.masks[k] : fitMask(i, items[i]);
+    if (prev !== undefined) {
+      const oldMasks = prev.reading.masks, oldChecked = prev.reading.checked;
+      for (let i = 0; i < n; i++) {
+        const k = from[i];
+        if (k >= 0) {
+          masks[i] = oldMasks[k];
+          checked[i] = oldChecked[k];
+        }
+      }
     }
-    format = detect(masks, n);
+    format = detect(items, masks, checked);
   }
   if (prev !== undefined && format !== prev.reading.format) {
     from.fill(-1);
@@ -959,6 +975,7 @@ export function readMessages(messages, options) {
   r.format = format;
   r.items = items;
   r.masks = masks;
+  r.checked = checked;
   r.key = key;
   r.countTokens = countTokens;
   r.given = given !== undefined ? given : new Float64Array(0);
