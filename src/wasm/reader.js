@@ -87,8 +87,6 @@ class Reading {
     this.openTag = `<${options.tag}>`;
     this.key = "";
     this.countTokens = undefined;
-    // How many calls in a row took over from this reading's predecessors.
-    this.hits = 0;
   }
 
   begin(i, role, flags) {
@@ -855,7 +853,7 @@ function detect(items, masks, checked) {
 // kept; `countTokens`' counts are, for the same function.
 
 /** How many readings are kept. */
-const KEEP_READINGS = 4;
+const KEEP_READINGS = 6;
 /** Shorter inputs are read afresh every time (unless a `countTokens` counts them): cheaper
  * than a lookup, and they would push a conversation's reading out (a single message's
  * `estimateTokens`). */
@@ -1033,17 +1031,9 @@ export function remember(reading, tokens) {
   reading.bytes = null;
   reading.pieceLengths = null;
   if (!reading.keep) return;
-  if (reading.slot >= 0) {
-    reading.hits = READINGS[reading.slot].hits + 1;
-    READINGS.splice(reading.slot, 1);
-  }
+  if (reading.slot >= 0) READINGS.splice(reading.slot, 1);
   READINGS.unshift(reading);
-  if (READINGS.length > KEEP_READINGS) {
-    // Out goes the oldest that no call took over yet (one-off inputs), else the oldest.
-    let out = READINGS.length - 1;
-    for (let k = out; k > 0; k--) if (READINGS[k].hits === 0) { out = k; break; }
-    READINGS.splice(out, 1);
-  }
+  if (READINGS.length > KEEP_READINGS) READINGS.length = KEEP_READINGS;
 }
 
 function readOne(reader, r, i, m) {
