@@ -568,7 +568,7 @@ function printTable(results) {
   console.log(`  pruneMessages only strips tool calls/results before the last 2 messages: it has no token budget.`);
 }
 
-function targets(results, turns, summary, mem) {
+function targets(results, turns, summary, mem, startup) {
   const at = (n) => results.find((r) => r.n === n);
   const list = [];
   const add = (name, value, pass) => list.push({ name, value, pass });
@@ -594,6 +594,8 @@ function targets(results, turns, summary, mem) {
   add("repeated turns: a turn ≤ 1/5 of the first call", `${ms(turns.medianTurnMs)} / ${ms(turns.firstCallMs)} ms = ${turns.turnOverFirst.toFixed(3)}`, turns.turnOverFirst <= 0.2);
   add("summarizer: fewer calls than one per turn", `${summary.summarizerCalls} vs ${summary.baselineCalls}`, summary.summarizerCalls < summary.baselineCalls);
   add(`memory: ${int(mem.calls)} calls leave memory ≤ after 1,000`, `${int(mem.memoryAfterAll)} vs ${int(mem.memoryAfter1000)} bytes`, !mem.grew);
+  add(".wasm ≤ 60 KB gzipped (60,000 bytes)", `${int(startup.wasmGzipBytes)} bytes`, startup.wasmGzipBytes <= 60_000);
+  add("initSync + first call ≤ 5 ms in Node", `${ms(startup.instantiateMs)} + ${ms(startup.firstCallMs)} ms`, startup.instantiateMs + startup.firstCallMs <= 5);
   return list;
 }
 
@@ -643,7 +645,7 @@ const mem = await memory();
 console.log(`Memory: ${int(mem.calls)} small reduceSync calls (30 messages; ${mem.errorCalls} of them errors, half of the rest on new objects) on a fresh instance: wasm memory ${int(mem.memoryAfter1000)} bytes after 1,000, ` +
   `${int(mem.memoryAfterAll)} after all (${ms(mem.perCallUs)} µs a call)`);
 
-const verdicts = targets(results, turns, summary, mem);
+const verdicts = targets(results, turns, summary, mem, startup);
 console.log(`\nTargets (issue 4)`);
 for (const v of verdicts) console.log(`  ${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  ${v.name}: ${v.value}`);
 const totalS = (now() - started) / 1000;

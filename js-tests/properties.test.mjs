@@ -290,10 +290,18 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
       } else {
         history = history.slice(); // a new array of the same messages
       }
-      const again = outcome(history, config);
-      const fresh = outcome(structuredClone(history), config);
-      assert.deepEqual(again, { ...fresh, same: again.same }, `case ${k} (${format}), operation ${op}: a taken-over reading decides as a fresh one`);
-      if (again.same !== undefined) assert.ok(again.same, "kept messages are the input objects");
+      // This config, another one on the same messages, then this one twice (what a call on
+      // unchanged messages reuses must follow the config), against reading copies.
+      const other = { ...config, maxTokens: Math.max(20, Math.floor(config.maxTokens * 0.6)) };
+      const configs = [config, other, config, config];
+      const again = configs.map((c) => outcome(history, c));
+      const copy = structuredClone(history);
+      const fresh = [outcome(copy, config), outcome(structuredClone(history), other)];
+      again.forEach((a, n) => {
+        const f = fresh[configs[n] === config ? 0 : 1];
+        assert.deepEqual(a, { ...f, same: a.same }, `case ${k} (${format}), operation ${op}, call ${n}: a taken-over reading decides as a fresh one`);
+        if (a.same !== undefined) assert.ok(a.same, "kept messages are the input objects");
+      });
       taken++;
     }
   }

@@ -363,7 +363,7 @@ impl Config {
                             "estimatorWeights",
                             format!(
                                 "estimatorWeights has no class \"{name}\"; the classes are {}",
-                                Weights::NAMES.join(", ")
+                                Weights::NAMES.map(String::from).join(", ")
                             ),
                         ));
                     };

@@ -71,7 +71,7 @@ impl FormatChoice {
         Format::from_name(name)
             .map(FormatChoice::Named)
             .ok_or_else(|| {
-                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                let names: Vec<String> = Format::ALL.iter().map(|f| f.name().into()).collect();
                 ReduceError::config(
                     "format",
                     format!(

@@ -165,6 +165,15 @@ fn decode_with(
     set(&options, "keep", input);
 
     let reading = read_messages(messages, &options)?;
+    // A transcript from counts given per call is not memoised (see `memo`).
+    let memo = input && reading.keep() && !Array::is_array(&call.callbacks.token_counts);
+    let version = reading.version();
+    if memo {
+        if let Some(t) = super::memo::transcript(version, config.calibration) {
+            remember(&reading, &[]);
+            return Ok((t, reading));
+        }
+    }
     let format = Format::from_name(&reading.format()).unwrap_or(Format::OpenAi);
     let roles = reading.roles();
     let flags = reading.flags();
@@ -207,6 +216,9 @@ fn decode_with(
     }
     if input {
         remember(&reading, &raw);
+    }
+    if memo {
+        super::memo::keep_transcript(version, config.calibration, &transcript);
     }
     Ok((transcript, reading))
 }

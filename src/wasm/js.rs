@@ -34,6 +34,12 @@ extern "C" {
     pub fn read_messages(messages: &JsValue, options: &Object) -> Result<Reading, JsValue>;
     #[wasm_bindgen(method, getter)]
     pub fn format(this: &Reading) -> String;
+    /// The same for a call that was handed the previous call's reading (nothing changed).
+    #[wasm_bindgen(method, getter)]
+    pub fn version(this: &Reading) -> f64;
+    /// Whether the next calls may be handed this reading (an input long enough to keep).
+    #[wasm_bindgen(method, getter)]
+    pub fn keep(this: &Reading) -> bool;
     #[wasm_bindgen(method, getter)]
     pub fn roles(this: &Reading) -> Vec<u8>;
     #[wasm_bindgen(method, getter)]
@@ -62,7 +68,8 @@ extern "C" {
     /// Message i's links are `links[link_starts[i]..link_starts[i + 1]]`.
     #[wasm_bindgen(method, getter, js_name = linkStarts)]
     pub fn link_starts(this: &Reading) -> Vec<u32>;
-    /// Each message's count before calibration, for the calls after this one.
+    /// Each message's count before calibration (empty: unchanged), and keeps the reading
+    /// for the calls after this one.
     pub fn remember(reading: &Reading, tokens: &[f64]);
 
     #[wasm_bindgen(catch, js_name = readOption)]

@@ -7,6 +7,7 @@ mod decode;
 mod encode;
 mod history;
 mod js;
+mod memo;
 mod progressive;
 mod summarize;
 
@@ -25,9 +26,19 @@ use js::Reading;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+/// A panic is a bug (SPEC §9.11: bad input is a `ReduceError`): say where on the console
+/// before the module traps.
 #[wasm_bindgen(start, private)]
 fn install_panic_hook() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error(&format!("chat-history-reducer: {info}"));
+    }));
 }
 
 /// Reduces `messages` with a strategy that needs no summarizer.
@@ -53,7 +64,22 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
         return progressive::reduce_sync(call, t, reading);
     }
-    let reduction = crate::reduce_sync(t, &call.config)?;
+    // Counts given per call are not memoised (see `memo`).
+    let memo = !Array::is_array(&call.callbacks.token_counts);
+    let version = reading.version();
+    let reduction = match memo
+        .then(|| memo::reduction(version, &call.config))
+        .flatten()
+    {
+        Some(r) => r,
+        None => {
+            let r = std::rc::Rc::new(crate::reduce_sync(t, &call.config)?);
+            if memo {
+                memo::keep_reduction(version, &call.config, &r);
+            }
+            r
+        }
+    };
     Ok(encode_result(
         reading,
         &reduction,

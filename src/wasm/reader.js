@@ -49,6 +49,9 @@ function jsonText(value) {
   return text === undefined ? "" : text;
 }
 
+/** The number of readings made, for their `version`. */
+let VERSIONS = 0;
+
 /**
  * What one call read, per message, in typed arrays for the core: role, flags, images, the
  * count of each message (`raw`, before calibration; -1 while it is still to be estimated
@@ -60,6 +63,8 @@ class Reading {
   constructor(n, options, keys) {
     this.format = "";
     this.items = null;
+    // Shared by the readings of calls on the same, unchanged messages (see `again`).
+    this.version = ++VERSIONS;
     this.n = n;
     this.roles = new Uint8Array(n);
     this.flags = new Uint8Array(n);
@@ -87,6 +92,9 @@ class Reading {
     this.openTag = `<${options.tag}>`;
     this.key = "";
     this.countTokens = undefined;
+    // Whether the next calls may take over from it, and where it came from in READINGS.
+    this.keep = false;
+    this.slot = -1;
   }
 
   begin(i, role, flags) {
@@ -154,6 +162,7 @@ class Reading {
   /** A reading for another call on the same messages, sharing what was read. */
   again(options) {
     const r = new Reading(0, options, this.keys);
+    r.version = this.version;
     r.n = this.n;
     r.roles = this.roles;
     r.flags = this.flags;
@@ -755,18 +764,21 @@ function looksLangChain(m) {
 
 /** In the order auto-detection prefers when several fit every message. */
 const READERS = {
-  openai: { read: readOpenAI, looks: looksOpenAI, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.tool_calls, (m) => m.tool_call_id) },
-  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.type, (m) => m.parts) },
-  vercel: { read: readVercel, looks: looksVercel, stamp: stamping((m) => m.content, (m) => m.role, (m) => m.type, (m) => m.parts) },
+  openai: {
+    read: readOpenAI, looks: looksOpenAI,
+    stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.tool_calls, m.tool_call_id),
+  },
+  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.type, m.parts) },
+  vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
     read: readResponses, looks: looksResponses,
-    stamp: stamping((m) => m.content, (m) => m.type, (m) => m.role, (m) => (m.output !== undefined ? m.output : m.arguments)),
+    stamp: (m, s, k) => stampWith(s, k, m.content, m.type, m.role, m.output !== undefined ? m.output : m.arguments),
   },
-  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: stamping((m) => m.parts, (m) => m.role, (m) => m.content, (m) => m.type) },
-  gemini: { read: readGemini, looks: looksGemini, stamp: stamping((m) => m.parts, (m) => m.role, (m) => m.content, (m) => m.type) },
+  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
+  gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
   langchain: {
     read: readLangChain, looks: looksLangChain,
-    stamp: stamping((m) => (m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data), (m) => m.tool_calls, (m) => m.tool_call_id, (m) => m.type),
+    stamp: (m, s, k) => stampWith(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.tool_calls, m.tool_call_id, m.type),
   },
 };
 const FORMATS = Object.keys(READERS);
@@ -774,27 +786,33 @@ const LOOKS = FORMATS.map((name) => READERS[name].looks);
 const ALL_FORMATS = (1 << FORMATS.length) - 1;
 
 /**
- * A message's stamp: the fields its reading depends on most (its content, role, calls),
- * compared by identity. A message read before is taken over only while its stamp is the
- * same, so replacing a message's content (or the message) is always seen; an edit inside
- * a content array or a part is seen when it changes the array's length.
+ * A message's stamp: the fields its reading depends on most (its content, role, calls;
+ * each format's `stamp(m, s, k)` writes them at `s[k]`), compared by identity. A message
+ * read before is taken over only while its stamp is the same, so replacing a message's
+ * content (or the message) is always seen; an edit inside a content array or a part is
+ * seen when it changes the array's length.
  */
-function stamping(a, b, c, d) {
-  return {
-    take(m, s, k) {
-      const x = a(m);
-      s[k] = x;
-      s[k + 1] = b(m);
-      s[k + 2] = c(m);
-      s[k + 3] = d(m);
-      s[k + 4] = Array.isArray(x) ? x.length : -1;
-    },
-    same(m, s, k) {
-      const x = a(m);
-      return x === s[k] && b(m) === s[k + 1] && c(m) === s[k + 2] && d(m) === s[k + 3] &&
-        (Array.isArray(x) ? x.length : -1) === s[k + 4];
-    },
-  };
+function stampWith(s, k, a, b, c, d) {
+  s[k] = a;
+  s[k + 1] = b;
+  s[k + 2] = c;
+  s[k + 3] = d;
+  s[k + 4] = Array.isArray(a) ? a.length : -1;
+}
+
+/** Where `sameStamp` writes the stamp it compares. */
+const SCRATCH = new Array(STAMP).fill(undefined);
+
+/** Whether message m's stamp is `stamps[k …]`; false when reading it throws (it is then
+ * read afresh, which reports what throws). */
+function sameStamp(stamp, m, stamps, k) {
+  try {
+    stamp(m, SCRATCH, 0);
+  } catch {
+    return false;
+  }
+  return SCRATCH[0] === stamps[k] && SCRATCH[1] === stamps[k + 1] && SCRATCH[2] === stamps[k + 2] &&
+    SCRATCH[3] === stamps[k + 3] && SCRATCH[4] === stamps[k + 4];
 }
 
 /** Of the formats in `which`, those message i could belong to (one bit each, `FORMATS` order). */
@@ -899,13 +917,7 @@ function align(items, prev, start, stamp, from, counts) {
     if (k < 0) continue;
     // A count is taken over when there is one (a count given by tokenCounts is not kept).
     if (raw[k] < 0 && !(counts !== undefined && counts[i] >= 0)) continue;
-    let same;
-    try {
-      same = stamp.same(msg, stamps, k * STAMP);
-    } catch {
-      same = false; // read afresh, which reports what throws
-    }
-    if (!same) continue;
+    if (!sameStamp(stamp, msg, stamps, k * STAMP)) continue;
     from[i] = k;
     j = k + 1;
   }
@@ -980,6 +992,7 @@ export function readMessages(messages, options) {
   r.countTokens = countTokens;
   r.given = given !== undefined ? given : new Float64Array(0);
   if (same) {
+    r.items = before.items; // the same objects; the copy dies young
     r.keep = keep;
     r.slot = prev.slot;
     r.texts = [];
@@ -1001,7 +1014,7 @@ export function readMessages(messages, options) {
     r.collectTexts = !counted && countTokens === undefined;
     readOne(reader, r, i, m);
     try {
-      stamp.take(m, r.stamps, i * STAMP);
+      stamp(m, r.stamps, i * STAMP);
     } catch (e) {
       throw bad(i, `could not be read: ${reason(e)}`);
     }
@@ -1023,11 +1036,11 @@ export function readMessages(messages, options) {
 }
 
 /**
- * `tokens[i]`: message i's count before calibration, estimated where `raw` had none. The
- * reading becomes the one the next calls take over from.
+ * `tokens[i]`: message i's count before calibration, estimated where `raw` had none (empty:
+ * nothing changed). The reading becomes the one the next calls take over from.
  */
 export function remember(reading, tokens) {
-  reading.raw.set(tokens);
+  if (tokens.length > 0) reading.raw.set(tokens);
   reading.bytes = null;
   reading.pieceLengths = null;
   if (!reading.keep) return;
