@@ -287,6 +287,16 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
         history.splice(i, 1); // may orphan a tool call: both reads must then fail alike
       } else if (choice < 0.85 && (m.role === "assistant" || m.role === "user") && typeof m.content === "string") {
         m.role = m.role === "user" ? "assistant" : "user";
+      } else if (choice < 0.92 && Array.isArray(m.tool_calls)) {
+        // A call pushed onto the same array (as a streamed reply grows), with its result.
+        const id = `late${k}_${op}`;
+        if (format === "openai") {
+          m.tool_calls.push({ id, type: "function", function: { name: "f", arguments: "{}" } });
+          history.splice(i + 1, 0, { role: "tool", tool_call_id: id, content: "late result" });
+        } else {
+          m.tool_calls.push({ id, name: "f", args: {} });
+          history.splice(i + 1, 0, { type: "tool", tool_call_id: id, content: "late result" });
+        }
       } else {
         history = history.slice(); // a new array of the same messages
       }

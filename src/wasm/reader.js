@@ -222,8 +222,9 @@ class Reading {
   }
 }
 
-/** Slots of a message's stamp: four fields (see `STAMPS`) and the first one's array length. */
-const STAMP = 5;
+/** Slots of a message's stamp: four fields (see `stampWith`) and the array lengths of the
+ * first and the third. */
+const STAMP = 6;
 // ---------------------------------------------------------------------------------------
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
@@ -772,13 +773,13 @@ const READERS = {
   vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
     read: readResponses, looks: looksResponses,
-    stamp: (m, s, k) => stampWith(s, k, m.content, m.type, m.role, m.output !== undefined ? m.output : m.arguments),
+    stamp: (m, s, k) => stampWith(s, k, m.content, m.type, m.output !== undefined ? m.output : m.arguments, m.role),
   },
   "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
   gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
   langchain: {
     read: readLangChain, looks: looksLangChain,
-    stamp: (m, s, k) => stampWith(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.tool_calls, m.tool_call_id, m.type),
+    stamp: (m, s, k) => stampWith(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type, m.tool_calls, m.tool_call_id),
   },
 };
 const FORMATS = Object.keys(READERS);
@@ -786,11 +787,12 @@ const LOOKS = FORMATS.map((name) => READERS[name].looks);
 const ALL_FORMATS = (1 << FORMATS.length) - 1;
 
 /**
- * A message's stamp: the fields its reading depends on most (its content, role, calls;
- * each format's `stamp(m, s, k)` writes them at `s[k]`), compared by identity. A message
- * read before is taken over only while its stamp is the same, so replacing a message's
- * content (or the message) is always seen; an edit inside a content array or a part is
- * seen when it changes the array's length.
+ * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
+ * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
+ * one), `d` another field; each format's `stamp(m, s, k)` writes them at `s[k]`, with the
+ * array lengths of `a` and `c`. A message read before is taken over only while its stamp
+ * is the same, so replacing a message's content, calls or role (or the message) is always
+ * seen, and so is a part or a call pushed onto its arrays; an edit inside a part is not.
  */
 function stampWith(s, k, a, b, c, d) {
   s[k] = a;
@@ -798,6 +800,7 @@ function stampWith(s, k, a, b, c, d) {
   s[k + 2] = c;
   s[k + 3] = d;
   s[k + 4] = Array.isArray(a) ? a.length : -1;
+  s[k + 5] = Array.isArray(c) ? c.length : -1;
 }
 
 /** Where `sameStamp` writes the stamp it compares. */
@@ -812,7 +815,7 @@ function sameStamp(stamp, m, stamps, k) {
     return false;
   }
   return SCRATCH[0] === stamps[k] && SCRATCH[1] === stamps[k + 1] && SCRATCH[2] === stamps[k + 2] &&
-    SCRATCH[3] === stamps[k + 3] && SCRATCH[4] === stamps[k + 4];
+    SCRATCH[3] === stamps[k + 3] && SCRATCH[4] === stamps[k + 4] && SCRATCH[5] === stamps[k + 5];
 }
 
 /** Of the formats in `which`, those message i could belong to (one bit each, `FORMATS` order). */
