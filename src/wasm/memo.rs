@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::strategies::Reduction;
 use crate::transcript::Transcript;
 
-/// As `KEEP_READINGS` in `reader.js`.
+/// Readings of a few conversations (or of one, under other options).
 const KEEP: usize = 6;
 
 struct Memo {

@@ -92,9 +92,9 @@ class Reading {
     this.openTag = `<${options.tag}>`;
     this.key = "";
     this.countTokens = undefined;
-    // Whether the next calls may take over from it, and where it came from in READINGS.
+    // Whether the next calls may take over from it, and the reading it took over from.
     this.keep = false;
-    this.slot = -1;
+    this.previous = undefined;
   }
 
   begin(i, role, flags) {
@@ -867,32 +867,62 @@ function detect(items, masks, checked) {
 // ---- Readings kept between calls ------------------------------------------------------
 //
 // A chat calls the reducer on every turn with the same message objects and a few new
-// ones. The last readings are kept (a few: several conversations, or a shouldReduce and
-// a reduce with other options, may alternate); a call takes over from the one that holds
-// its first message what it read of every message object that is still there with the
-// same stamp, and reads only the others. Counts the caller gives (`tokenCounts`) are never
-// kept; `countTokens`' counts are, for the same function.
+// ones. A call takes over from an earlier reading of the same conversation what it read
+// of every message object that is still there with the same stamp, and reads only the
+// others. Readings are found by the conversation's first message object, and kept only
+// as long as that object is alive (a conversation the app dropped takes its readings with
+// it), a few per conversation (calls with other options may alternate); the latest are
+// also held on their own, for a reduced history that no longer starts with the same
+// message. Counts the caller gives (`tokenCounts`) are never kept; `countTokens`' counts
+// are, for the same function.
 
-/** How many readings are kept. */
-const KEEP_READINGS = 6;
+/** Readings by their first message object, most recent first. */
+const BY_FIRST = new WeakMap();
+/** How many readings one first message keeps (one per set of estimator options). */
+const PER_FIRST = 4;
+/** The latest readings, most recent first. */
+const RECENT = [];
+const KEEP_RECENT = 2;
 /** Shorter inputs are read afresh every time (unless a `countTokens` counts them): cheaper
- * than a lookup, and they would push a conversation's reading out (a single message's
- * `estimateTokens`). */
+ * than a lookup. */
 const KEEP_MIN_MESSAGES = 32;
-/** Most recent first. */
-const READINGS = [];
+
+/** Whether reading `r` was made with these options. */
+function madeWith(r, key, countTokens) {
+  return r.key === key && r.countTokens === countTokens;
+}
 
 /** The kept reading for this call, and where in it the call's first message is. */
 function previousReading(items, key, countTokens) {
   if (items.length === 0) return undefined;
   const first = items[0];
-  for (let k = 0; k < READINGS.length; k++) {
-    const r = READINGS[k];
-    if (r.key !== key || r.countTokens !== countTokens) continue;
-    const at = r.items[0] === first ? 0 : r.items.indexOf(first);
-    if (at >= 0) return { reading: r, at, slot: k };
+  const own = BY_FIRST.get(first);
+  if (own !== undefined) {
+    for (const r of own) if (madeWith(r, key, countTokens)) return { reading: r, at: 0 };
+  }
+  for (const r of RECENT) {
+    if (!madeWith(r, key, countTokens)) continue;
+    const at = r.items.indexOf(first);
+    if (at >= 0) return { reading: r, at };
   }
   return undefined;
+}
+
+/** Keeps `reading` for the next calls, in place of the one it took over from. */
+function keepReading(reading) {
+  const first = reading.items[0];
+  const before = reading.previous;
+  reading.previous = undefined;
+  let own = BY_FIRST.get(first);
+  if (own === undefined) BY_FIRST.set(first, (own = []));
+  const k = own.findIndex((r) => madeWith(r, reading.key, reading.countTokens));
+  if (k >= 0) own.splice(k, 1);
+  own.unshift(reading);
+  if (own.length > PER_FIRST) own.length = PER_FIRST;
+  const j = RECENT.indexOf(before);
+  if (j >= 0) RECENT.splice(j, 1);
+  RECENT.unshift(reading);
+  if (RECENT.length > KEEP_RECENT) RECENT.length = KEEP_RECENT;
 }
 
 /**
@@ -997,7 +1027,7 @@ export function readMessages(messages, options) {
   if (same) {
     r.items = before.items; // the same objects; the copy dies young
     r.keep = keep;
-    r.slot = prev.slot;
+    r.previous = before;
     r.texts = [];
     return r.finish();
   }
@@ -1034,7 +1064,7 @@ export function readMessages(messages, options) {
   }
   r.linkStart[n] = r.linkLength;
   r.keep = keep;
-  r.slot = prev !== undefined ? prev.slot : -1;
+  r.previous = before;
   return r.finish();
 }
 
@@ -1046,10 +1076,7 @@ export function remember(reading, tokens) {
   if (tokens.length > 0) reading.raw.set(tokens);
   reading.bytes = null;
   reading.pieceLengths = null;
-  if (!reading.keep) return;
-  if (reading.slot >= 0) READINGS.splice(reading.slot, 1);
-  READINGS.unshift(reading);
-  if (READINGS.length > KEEP_READINGS) READINGS.length = KEEP_READINGS;
+  if (reading.keep && reading.n > 0) keepReading(reading);
 }
 
 function readOne(reader, r, i, m) {
