@@ -333,3 +333,58 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
   }
   assert.ok(taken >= cases * 10);
 });
+
+test("a truncation that leaves the oldest messages unestimated decides as one that estimates them all", () => {
+  // reduceSync estimates only what decides a `truncate` (estimating.rs); a message target
+  // (here one that never binds) makes it estimate every message. Both must give the same
+  // result, and the late tokensBefore must be the full estimate.
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? 5));
+  const int = (n) => Math.floor(rand() * n);
+  const formats = Object.keys(write);
+  const cases = Math.max(42, Math.floor(CASES / 2));
+  let late = 0;
+  for (let k = 0; k < cases; k++) {
+    const format = formats[k % formats.length];
+    const history = [];
+    const length = 10 + int(120);
+    while (history.length < length) history.push(...write[format](steps(rand), history.length === 0 && rand() < 0.6));
+    const total = estimateTokens(history);
+    const config = { maxTokens: Math.max(20, Math.floor(total * (0.05 + rand() * 0.9))), keepLast: int(3), format: rand() < 0.5 ? "auto" : format };
+    if (rand() < 0.3) config.targetTokens = Math.floor(config.maxTokens * rand());
+    if (rand() < 0.2) config.startOn = "any";
+    if (rand() < 0.15) config.keepSystem = false;
+    if (rand() < 0.2) config.calibration = 0.8 + rand();
+    if (rand() < 0.2) config.tokenizer = "cl100k";
+    if (rand() < 0.1) config.onOverBudget = "error";
+    // Copies: estimateTokens above read (and keeps) every count of `history` itself.
+    const mine = structuredClone(history), copy = structuredClone(history);
+    let lazy;
+    const run = (messages, c) => {
+      try {
+        const r = reduceSync(messages, c);
+        if (lazy === undefined) lazy = typeof Object.getOwnPropertyDescriptor(r, "tokensBefore").get === "function";
+        return JSON.parse(JSON.stringify({ ...r, messages: r.messages.map((m) => messages.indexOf(m)) }));
+      } catch (e) {
+        return { error: e.code };
+      }
+    };
+    lazy = undefined;
+    const some = run(mine, config);
+    if (lazy) late++;
+    const all = run(copy, { ...config, targetMessages: 1e9 });
+    assert.deepEqual(some, all, `case ${k} (${format}): ${JSON.stringify(config)}`);
+    if (some.error === undefined) assert.equal(some.tokensBefore, estimateTokens(history, config), "tokensBefore is the full estimate");
+    // The next call on the same messages takes every count over, estimated now.
+    assert.deepEqual(run(mine, config), some, "again on the same messages");
+    if (some.error === undefined) {
+      // A call on the same messages before the first result's tokensBefore is read.
+      const other = structuredClone(history);
+      const first = reduceSync(other, config);
+      const second = reduceSync(other, config);
+      assert.equal(second.tokensBefore, some.tokensBefore);
+      assert.equal(first.tokensBefore, some.tokensBefore);
+      assert.deepEqual(first.events, some.events);
+    }
+  }
+  assert.ok(late >= cases / 4, `the late estimate is used (${late} of ${cases})`);
+});

@@ -1,7 +1,7 @@
 //! `ReduceConfig` (SPEC §4): parsed from plain option values and validated, with every
 //! default resolved, so the strategies read settled numbers.
 
-use crate::error::{show, ReduceError};
+use crate::error::{join, show, ReduceError};
 use crate::estimate::{Estimator, Tokenizer, Weights};
 use crate::formats::FormatChoice;
 
@@ -233,7 +233,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
                 let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
                 Err(ReduceError::config(
                     key,
-                    format!("{key} \"{s}\" is not one of {}", names.join(", ")),
+                    format!("{key} \"{s}\" is not one of {}", join(names, ", ")),
                 ))
             }
         }
@@ -363,7 +363,7 @@ impl Config {
                             "estimatorWeights",
                             format!(
                                 "estimatorWeights has no class \"{name}\"; the classes are {}",
-                                Weights::NAMES.map(String::from).join(", ")
+                                join(Weights::NAMES, ", ")
                             ),
                         ));
                     };

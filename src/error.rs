@@ -79,6 +79,19 @@ impl ReduceError {
     }
 }
 
+/// `parts` one after another with `sep` between them (a plain loop: smaller in the wasm
+/// build than the standard library's generic `join`).
+pub fn join<S: AsRef<str>>(parts: impl IntoIterator<Item = S>, sep: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in parts.into_iter().enumerate() {
+        if k > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(part.as_ref());
+    }
+    out
+}
+
 /// A number for an error message, without pulling float formatting into the wasm build:
 /// whole numbers as they are, others with up to three decimals.
 pub fn show(n: f64) -> String {

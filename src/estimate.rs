@@ -77,6 +77,25 @@ impl Weights {
         self.by_class()
     }
 
+    /// The weights from [`Weights::values`].
+    pub fn from_values(v: [f64; 11]) -> Weights {
+        let [letter, digit, whitespace, whitespace_run, punctuation, han, kana, hangul, cjk_punctuation, emoji, other] =
+            v;
+        Weights {
+            letter,
+            digit,
+            whitespace,
+            whitespace_run,
+            punctuation,
+            han,
+            kana,
+            hangul,
+            cjk_punctuation,
+            emoji,
+            other,
+        }
+    }
+
     fn by_class(&self) -> [f64; CLASSES] {
         [
             self.letter,

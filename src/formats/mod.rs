@@ -76,7 +76,7 @@ impl FormatChoice {
                     "format",
                     format!(
                         "format \"{name}\" is not known; use \"auto\" or one of: {}",
-                        names.join(", ")
+                        crate::error::join(names, ", ")
                     ),
                 )
             })

@@ -215,5 +215,5 @@ fn describe_targets(targets: &Targets) -> String {
     if let Some(m) = targets.messages {
         parts.push(format!("targetMessages {m}"));
     }
-    parts.join(", ")
+    crate::error::join(parts, ", ")
 }

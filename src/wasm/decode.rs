@@ -4,10 +4,11 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::estimating::{self, estimate_decisive, Estimating};
 use super::js::{option_entries, read_messages, read_option, remember, Reading, ReduceError};
 use crate::config::{Config, OptionValue};
 use crate::error;
-use crate::estimate::{self, Estimator};
+use crate::estimate::Estimator;
 use crate::formats::{Format, FormatChoice};
 use crate::transcript::{Link, LinkKind, MessageInfo, Role, Transcript};
 
@@ -127,13 +128,22 @@ pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
 /// Reads `messages` into a transcript, estimating what has no exact count. The reading
 /// keeps the message objects for the result.
 pub fn decode_messages(messages: &JsValue, call: &Call) -> Result<(Transcript, Reading), JsValue> {
-    decode_with(messages, call, None)
+    decode_with(messages, call, None, false)
+}
+
+/// [`decode_messages`] for a reduction: what it does not need may stay unestimated until
+/// the result's `tokensBefore` is read (see `estimating`).
+pub fn decode_for_reduction(
+    messages: &JsValue,
+    call: &Call,
+) -> Result<(Transcript, Reading), JsValue> {
+    decode_with(messages, call, None, true)
 }
 
 /// The tokens of one message this library wrote (a summary), in `format`, counted as the
 /// config counts (`countTokens` or the estimator; `tokenCounts` index the input only).
 pub fn count_new_message(message: &JsValue, call: &Call, format: Format) -> Result<f64, JsValue> {
-    let (t, _) = decode_with(&Array::of1(message), call, Some(format))?;
+    let (t, _) = decode_with(&Array::of1(message), call, Some(format), false)?;
     Ok(t.total_tokens())
 }
 
@@ -141,6 +151,7 @@ fn decode_with(
     messages: &JsValue,
     call: &Call,
     format: Option<Format>,
+    decisive: bool,
 ) -> Result<(Transcript, Reading), JsValue> {
     let config = &call.config;
     let options = Object::new();
@@ -180,16 +191,20 @@ fn decode_with(
     let given = reading.given();
     let mut raw = reading.raw();
     // Counts from the caller's `countTokens` are the model's own: not calibrated.
-    let calibrate = !call.callbacks.count_tokens.is_function() && config.calibration != 1.0;
+    let counted = call.callbacks.count_tokens.is_function();
+    let est = Estimating::of(config, !counted && config.calibration != 1.0);
     let mut transcript = Transcript::new(format);
     transcript.messages.reserve(roles.len());
-    estimate_missing(&reading, config, &given, &mut raw);
+    let mut missing = Vec::new();
     for i in 0..roles.len() {
         let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
         let tokens = match given.get(i) {
             Some(&c) if c >= 0.0 => c,
-            _ if calibrate => (raw[i] * config.calibration).ceil(),
-            _ => raw[i],
+            _ if raw[i] >= 0.0 => est.tokens(raw[i]),
+            _ => {
+                missing.push(i as u32);
+                0.0
+            }
         };
         transcript.messages.push(MessageInfo {
             role,
@@ -214,59 +229,27 @@ fn decode_with(
             });
         }
     }
+    let given_any = Array::is_array(&call.callbacks.token_counts);
+    let pending = if decisive && estimating::decisive_allowed(config, counted || given_any) {
+        estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)
+    } else {
+        est.estimate(&reading, &missing, &mut raw);
+        for &i in &missing {
+            transcript.messages[i as usize].tokens = est.tokens(raw[i as usize]);
+        }
+        false
+    };
+    reading.set_pending(pending);
+    if !pending {
+        reading.drop_texts();
+    }
     if input {
         remember(&reading, &raw);
     }
-    if memo {
+    if memo && !pending {
         super::memo::keep_transcript(version, config.calibration, &transcript);
     }
     Ok((transcript, reading))
-}
-
-/// Fills in `raw` (each message's count before calibration) where the reading had none and
-/// the caller gave none: the estimator on the message's texts, plus its overhead and images.
-fn estimate_missing(reading: &Reading, config: &Config, given: &[f64], raw: &mut [f64]) {
-    let missing = |raw: &[f64], i: usize| raw[i] < 0.0 && given.get(i).is_none_or(|&c| c < 0.0);
-    if !(0..raw.len()).any(|i| missing(raw, i)) {
-        return;
-    }
-    let images = reading.images();
-    let weight_of: Vec<f64> = match config.estimator {
-        // Length mode's weights are whole already (a sum of ceils).
-        Estimator::Length { .. } => reading.length_tokens(),
-        Estimator::Classes(weights) => {
-            let scanner = estimate::Scanner::new(&weights);
-            let counts = reading.piece_counts();
-            let lengths = reading.piece_lengths();
-            let bytes = reading.bytes();
-            let mut at = 0;
-            let mut piece = 0;
-            counts
-                .iter()
-                .map(|&n| {
-                    let mut weight = 0.0;
-                    for _ in 0..n {
-                        let len = lengths.get(piece).copied().unwrap_or(0) as usize;
-                        let end = (at + len).min(bytes.len());
-                        weight += scanner.weigh_bytes(&bytes[at..end]);
-                        at = end;
-                        piece += 1;
-                    }
-                    weight
-                })
-                .collect()
-        }
-    };
-    for i in 0..raw.len() {
-        if missing(raw, i) {
-            raw[i] = estimate::message_tokens(
-                weight_of.get(i).copied().unwrap_or(0.0),
-                images.get(i).copied().unwrap_or(0),
-                config.message_overhead,
-                config.image_tokens,
-            );
-        }
-    }
 }
 
 /// What a cached count depends on besides the message: how it was estimated and how a

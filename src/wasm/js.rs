@@ -54,8 +54,34 @@ extern "C" {
     pub fn images(this: &Reading) -> Vec<u32>;
     #[wasm_bindgen(method, getter, js_name = lengthTokens)]
     pub fn length_tokens(this: &Reading) -> Vec<f64>;
-    #[wasm_bindgen(method, getter, js_name = pieceCounts)]
-    pub fn piece_counts(this: &Reading) -> Vec<u32>;
+    /// Message i's texts are pieces `piece_start[i]..piece_start[i + 1]`.
+    #[wasm_bindgen(method, getter, js_name = pieceStart)]
+    pub fn piece_start(this: &Reading) -> Vec<u32>;
+    /// Encodes the texts of messages `indices` into `bytes` and `piece_lengths`.
+    #[wasm_bindgen(method)]
+    pub fn encode(this: &Reading, indices: &[u32]);
+    /// Lets the texts go: every message that needs an estimate has one.
+    #[wasm_bindgen(method, js_name = dropTexts)]
+    pub fn drop_texts(this: &Reading);
+    /// Sets the counts before calibration (after a late estimate).
+    #[wasm_bindgen(method, js_name = setRaw)]
+    pub fn set_raw(this: &Reading, raw: &[f64]);
+    /// Whether some messages were left unestimated: the result's `tokensBefore` is then
+    /// completed when read (see `decode::complete`).
+    #[wasm_bindgen(method, getter)]
+    pub fn pending(this: &Reading) -> bool;
+    #[wasm_bindgen(method, setter)]
+    pub fn set_pending(this: &Reading, pending: bool);
+    /// What a late estimate needs of the config: overhead, image tokens, calibration and
+    /// the class weights.
+    #[wasm_bindgen(method, getter)]
+    pub fn estimator(this: &Reading) -> Vec<f64>;
+    #[wasm_bindgen(method, js_name = setEstimator)]
+    pub fn set_estimator(this: &Reading, params: &[f64]);
+
+    /// The function results call to complete a pending reading's `tokensBefore`.
+    #[wasm_bindgen(js_name = setCompleter)]
+    pub fn set_completer(complete: &js_sys::Function);
     /// The byte length of each piece of `bytes`.
     #[wasm_bindgen(method, getter, js_name = pieceLengths)]
     pub fn piece_lengths(this: &Reading) -> Vec<u32>;

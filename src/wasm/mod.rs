@@ -5,6 +5,7 @@
 
 mod decode;
 mod encode;
+mod estimating;
 mod history;
 mod js;
 mod memo;
@@ -19,7 +20,7 @@ use wasm_bindgen::prelude::*;
 use crate::analysis;
 use crate::config::Strategy;
 use crate::transcript::Transcript;
-use decode::{decode_config, decode_messages, set, Call};
+use decode::{decode_config, decode_for_reduction, decode_messages, set, Call};
 use encode::{core_events, encode_result, Writings};
 use js::Reading;
 
@@ -32,13 +33,15 @@ extern "C" {
     fn console_error(message: &str);
 }
 
-/// A panic is a bug (SPEC §9.11: bad input is a `ReduceError`): say where on the console
-/// before the module traps.
+/// When the module starts: a panic is a bug (SPEC §9.11: bad input is a `ReduceError`), so
+/// say where on the console before the module traps; and install the late estimate of
+/// `tokensBefore` (see `estimating`).
 #[wasm_bindgen(start, private)]
-fn install_panic_hook() {
+fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error(&format!("chat-history-reducer: {info}"));
     }));
+    estimating::install();
 }
 
 /// Reduces `messages` with a strategy that needs no summarizer.
@@ -55,7 +58,7 @@ pub fn reduce_sync(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
-    let (transcript, reading) = decode_messages(messages, &call)?;
+    let (transcript, reading) = decode_for_reduction(messages, &call)?;
     reduce_now(&call, &transcript, &reading)
 }
 
@@ -106,7 +109,7 @@ pub async fn reduce(
 /// `reduce` on owned values, for `ChatHistory.prepare` too.
 async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     let call = decode_config(&config, true)?;
-    let (transcript, reading) = decode_messages(&messages, &call)?;
+    let (transcript, reading) = decode_for_reduction(&messages, &call)?;
     match call.config.strategy {
         Strategy::Progressive if call.config.needs_summarizer() => {
             progressive::reduce(&call, &transcript, &reading).await
@@ -131,7 +134,7 @@ pub fn should_reduce(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
-    let (transcript, _) = decode_messages(messages, &call)?;
+    let (transcript, _) = decode_for_reduction(messages, &call)?;
     Ok(crate::should_reduce(&transcript, &call.config))
 }
 

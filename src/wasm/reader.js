@@ -74,7 +74,8 @@ class Reading {
     this.lengthTokens = new Float64Array(n);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
-    this.pieceCounts = new Uint32Array(n);
+    // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]].
+    this.pieceStart = new Uint32Array(n + 1);
     this.stamps = new Array(n * STAMP);
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
     this.linkStart = new Uint32Array(n + 1);
@@ -85,6 +86,11 @@ class Reading {
     this.pieceLengths = [];
     this.texts = [];
     this.bytes = null;
+    // Some messages left unestimated (a reduction that did not need them), and what
+    // estimating them later takes (set by the core's boundary).
+    this.pending = false;
+    this.estimator = null;
+    this.rest = undefined;
     this.lengthMode = options.lengthMode;
     this.charsPerToken = options.charsPerToken;
     this.collectTexts = false;
@@ -109,7 +115,6 @@ class Reading {
       this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
     } else if (this.collectTexts) {
       this.texts.push(value);
-      this.pieceCounts[this.index] += 1;
     }
   }
 
@@ -194,32 +199,54 @@ class Reading {
     return this.linkStart;
   }
 
-  /** The texts to estimate, as UTF-8 (each piece encoded straight into one buffer). */
-  finish() {
-    const texts = this.texts;
-    const lengths = new Uint32Array(texts.length);
-    let bytes = textBuffer(texts);
-    let at = 0;
-    for (let k = 0; k < texts.length; k++) {
-      let piece = texts[k];
-      const start = at;
-      for (;;) {
-        const { read, written } = ENCODER.encodeInto(piece, bytes.subarray(at));
-        at += written;
-        if (read === piece.length) break;
-        piece = piece.slice(read);
-        const grown = new Uint8Array(Math.max(bytes.length * 2, at + piece.length * 3));
-        grown.set(bytes.subarray(0, at));
-        bytes = grown;
-        if (grown.length <= KEEP_BUFFER) BUFFER = grown;
+  /**
+   * The texts of messages `indices` (in that order), as UTF-8 in `bytes`, each piece
+   * encoded straight into one buffer; `pieceLengths` are their byte lengths.
+   */
+  encode(indices) {
+    const texts = this.texts, starts = this.pieceStart;
+    let pieces = 0;
+    for (let k = 0; k < indices.length; k++) pieces += starts[indices[k] + 1] - starts[indices[k]];
+    const lengths = new Uint32Array(pieces);
+    let bytes = textBuffer(texts, starts, indices);
+    let at = 0, p = 0;
+    for (let k = 0; k < indices.length; k++) {
+      for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) {
+        let piece = texts[q];
+        const start = at;
+        for (;;) {
+          const { read, written } = ENCODER.encodeInto(piece, bytes.subarray(at));
+          at += written;
+          if (read === piece.length) break;
+          piece = piece.slice(read);
+          const grown = new Uint8Array(Math.max(bytes.length * 2, at + piece.length * 3));
+          grown.set(bytes.subarray(0, at));
+          bytes = grown;
+          if (grown.length <= KEEP_BUFFER) BUFFER = grown;
+        }
+        lengths[p++] = at - start;
       }
-      lengths[k] = at - start;
     }
     this.bytes = bytes.subarray(0, at);
     this.pieceLengths = lengths;
-    this.texts = [];
-    return this;
   }
+
+  setRaw(raw) {
+    this.raw.set(raw);
+  }
+
+  /** What a late estimate needs (`params` is a view of wasm memory: copied). */
+  setEstimator(params) {
+    this.estimator = Float64Array.from(params);
+  }
+
+  /** Done with the texts: every message that needs an estimate has one. */
+  dropTexts() {
+    this.texts = [];
+    this.bytes = null;
+    this.pieceLengths = null;
+  }
+
 }
 
 /** Slots of a message's stamp: four fields (see `stampWith`) and the array lengths of the
@@ -986,6 +1013,9 @@ export function readMessages(messages, options) {
   const keep = options.keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
   let prev = keep ? previousReading(items, key, countTokens) : undefined;
   if (prev !== undefined && prev.reading.keys.size > prev.reading.linkLength + 4096) prev = undefined; // ids long gone
+  // Messages a reduction left unestimated are estimated now, once: the calls after this one
+  // take every count over.
+  if (prev !== undefined && prev.reading.pending) completeReading(prev.reading);
 
   // Which messages were read before, unchanged.
   const from = new Int32Array(n).fill(-1);
@@ -1028,8 +1058,7 @@ export function readMessages(messages, options) {
     r.items = before.items; // the same objects; the copy dies young
     r.keep = keep;
     r.previous = before;
-    r.texts = [];
-    return r.finish();
+    return r;
   }
   const stamp = reader.stamp;
   for (let i = 0; i < n;) {
@@ -1038,10 +1067,12 @@ export function readMessages(messages, options) {
       let run = 1;
       while (i + run < n && from[i + run] === k + run) run++;
       r.take(i, before, k, run);
+      r.pieceStart.fill(r.texts.length, i, i + run);
       i += run;
       continue;
     }
     r.linkStart[i] = r.linkLength;
+    r.pieceStart[i] = r.texts.length;
     const m = items[i];
     const counted = given !== undefined && given[i] >= 0;
     r.collectTexts = !counted && countTokens === undefined;
@@ -1063,9 +1094,10 @@ export function readMessages(messages, options) {
     r.raw[i - 1] = c;
   }
   r.linkStart[n] = r.linkLength;
+  r.pieceStart[n] = r.texts.length;
   r.keep = keep;
   r.previous = before;
-  return r.finish();
+  return r;
 }
 
 /**
@@ -1095,10 +1127,13 @@ let BUFFER = new Uint8Array(1 << 16);
 /** Buffers up to this size are kept for the next call; larger ones are let go. */
 const KEEP_BUFFER = 16 << 20;
 
-/** A buffer for the UTF-8 of `texts`: their UTF-16 length in bytes (all ASCII fits). */
-function textBuffer(texts) {
+/** A buffer for the UTF-8 of the texts of messages `indices`: their UTF-16 length in bytes
+ * (all ASCII fits). */
+function textBuffer(texts, starts, indices) {
   let units = 0;
-  for (let k = 0; k < texts.length; k++) units += texts[k].length;
+  for (let k = 0; k < indices.length; k++) {
+    for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts[q].length;
+  }
   if (BUFFER.length >= units) return BUFFER;
   const buffer = new Uint8Array(Math.max(units, BUFFER.length * 2));
   if (buffer.length <= KEEP_BUFFER) BUFFER = buffer;
@@ -1200,7 +1235,50 @@ export function buildResult(reading, output, written, summary, offloaded, kept, 
     events,
   };
   if (summary !== undefined) result.summary = summary;
+  if (reading.pending) completeLater(reading, result, meta.tokensBefore, events);
   return result;
+}
+
+/** Estimates a pending reading's remaining messages; their tokens (installed by the core). */
+let COMPLETE = () => 0;
+
+export function setCompleter(complete) {
+  COMPLETE = complete;
+}
+
+/** The tokens of the messages `reading` left unestimated (estimated on the first call). */
+function completeReading(reading) {
+  if (reading.rest === undefined) reading.rest = COMPLETE(reading);
+  return reading.rest;
+}
+
+/**
+ * A reduction that did not need every message's estimate (the oldest, all removed) counted
+ * `tokensBefore` without them: it is completed the first time it is read, here and in the
+ * events, so the result reads as if everything had been estimated.
+ */
+function completeLater(reading, result, known, events) {
+  let rest;
+  const more = () => {
+    if (rest === undefined) rest = completeReading(reading);
+    return rest;
+  };
+  const lazy = (target, key, counted) => {
+    Object.defineProperty(target, key, {
+      get() {
+        const value = counted + more();
+        Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+        return value;
+      },
+      set(value) {
+        Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  };
+  lazy(result, "tokensBefore", known);
+  for (const e of events) if (typeof e.tokensBefore === "number") lazy(e, "tokensBefore", e.tokensBefore);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -217,11 +217,12 @@ pub async fn reduce_with_summarizer(
         SummaryStep::Summarize(plan) => plan,
     };
     let previous = (!plan.replaces.is_empty()).then(|| {
-        plan.replaces
-            .iter()
-            .map(|&i| summary_text(reading, i, &config.summary_tag))
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        crate::error::join(
+            plan.replaces
+                .iter()
+                .map(|&i| summary_text(reading, i, &config.summary_tag)),
+            "\n\n",
+        )
     });
     let failure = match ask(
         call,

@@ -1,0 +1,225 @@
+//! Estimating the messages that have no count yet, from their texts (`reader.js` encodes
+//! them to UTF-8 on request) — all of them, or, for a `truncate` reduction, only those that
+//! decide it: the protected messages and the newest ones back to where they alone pass
+//! `maxTokens`. Every older message is then removed whatever its size (see
+//! [`estimate_decisive`]), so it is estimated only if the result's `tokensBefore` is read
+//! ([`complete`]).
+
+use wasm_bindgen::prelude::*;
+
+use super::js::Reading;
+use crate::config::{Config, Strategy};
+use crate::estimate::{self, Estimator, Scanner, Weights};
+use crate::protect::protect;
+use crate::structure::Structure;
+use crate::transcript::Transcript;
+
+/// What estimating a message takes from the config.
+pub struct Estimating {
+    pub estimator: Estimator,
+    pub overhead: f64,
+    pub image_tokens: f64,
+    /// Applied to estimates (not to the caller's counts): 1 for none.
+    pub calibration: f64,
+}
+
+impl Estimating {
+    pub fn of(config: &Config, calibrate: bool) -> Estimating {
+        Estimating {
+            estimator: config.estimator,
+            overhead: config.message_overhead,
+            image_tokens: config.image_tokens,
+            calibration: if calibrate { config.calibration } else { 1.0 },
+        }
+    }
+
+    /// The count a message's raw estimate stands for.
+    pub fn tokens(&self, raw: f64) -> f64 {
+        if self.calibration == 1.0 {
+            raw
+        } else {
+            (raw * self.calibration).ceil()
+        }
+    }
+
+    /// Estimates messages `indices` into `raw` (counts before calibration).
+    pub fn estimate(&self, reading: &Reading, indices: &[u32], raw: &mut [f64]) {
+        if indices.is_empty() {
+            return;
+        }
+        let images = reading.images();
+        let count = |i: usize, weight: f64| {
+            let images = images.get(i).copied().unwrap_or(0);
+            estimate::message_tokens(weight, images, self.overhead, self.image_tokens)
+        };
+        match self.estimator {
+            // Length mode's weights are whole already (a sum of ceils), read with the fields.
+            Estimator::Length { .. } => {
+                let weights = reading.length_tokens();
+                for &i in indices {
+                    let i = i as usize;
+                    raw[i] = count(i, weights.get(i).copied().unwrap_or(0.0));
+                }
+            }
+            Estimator::Classes(weights) => {
+                let scanner = Scanner::new(&weights);
+                reading.encode(indices);
+                let starts = reading.piece_start();
+                let lengths = reading.piece_lengths();
+                let bytes = reading.bytes();
+                let (mut at, mut piece) = (0, 0);
+                for &i in indices {
+                    let i = i as usize;
+                    let pieces = match (starts.get(i), starts.get(i + 1)) {
+                        (Some(&a), Some(&b)) => b.saturating_sub(a),
+                        _ => 0,
+                    };
+                    let mut weight = 0.0;
+                    for _ in 0..pieces {
+                        let len = lengths.get(piece).copied().unwrap_or(0) as usize;
+                        let end = (at + len).min(bytes.len());
+                        weight += scanner.weigh_bytes(&bytes[at..end]);
+                        at = end;
+                        piece += 1;
+                    }
+                    raw[i] = count(i, weight);
+                }
+            }
+        }
+    }
+
+    /// The numbers [`complete`] rebuilds this from.
+    fn params(&self) -> Vec<f64> {
+        let mut p = vec![self.overhead, self.image_tokens, self.calibration];
+        if let Estimator::Classes(w) = self.estimator {
+            p.extend(w.values());
+        }
+        p
+    }
+}
+
+/// Whether a reduction under `config` may leave the oldest messages unestimated: `truncate`
+/// with a token trigger and no message target, the built-in class estimator, whole
+/// overheads (so that sums do not depend on their order), and no counts from the caller.
+pub fn decisive_allowed(config: &Config, counted: bool) -> bool {
+    config.strategy == Strategy::Truncate
+        && config.max_tokens.is_some()
+        && config.target_messages.is_none()
+        && matches!(config.estimator, Estimator::Classes(_))
+        && config.message_overhead.fract() == 0.0
+        && config.image_tokens.fract() == 0.0
+        && !counted
+}
+
+/// Estimates what a `truncate` reduction needs of `missing` (messages without a count, at
+/// token 0 in `t`): the messages of protected groups, then whole groups from the newest
+/// back until the protected and newer groups alone exceed `maxTokens`. Returns whether
+/// some stay unestimated.
+///
+/// Why that decides the reduction: `truncate` removes unprotected groups oldest first while
+/// the total is over the target (≤ `maxTokens`); with the known groups alone over it, every
+/// older unprotected group is removed whatever its count, and what follows depends only on
+/// the known counts. Protection does not depend on counts. So the kept messages,
+/// `tokensAfter` and `overBudget` are those of the fully estimated history; only
+/// `tokensBefore` lacks the removed messages' counts.
+pub fn estimate_decisive(
+    reading: &Reading,
+    est: &Estimating,
+    t: &mut Transcript,
+    config: &Config,
+    missing: &[u32],
+    raw: &mut [f64],
+) -> bool {
+    let max = config.max_tokens.unwrap_or(f64::INFINITY);
+    let s = Structure::of(t);
+    let p = protect(t, &s, config);
+    let mut known = vec![true; t.len()];
+    for &i in missing {
+        known[i as usize] = false;
+    }
+    let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
+        est.estimate(reading, indices, raw);
+        for &i in indices {
+            let i = i as usize;
+            t.messages[i].tokens = est.tokens(raw[i]);
+            known[i] = true;
+        }
+    };
+    let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
+        out.extend(s.groups[g].range().filter(|&i| !known[i]).map(|i| i as u32));
+    };
+    let group_tokens = |g: usize, t: &Transcript| -> f64 {
+        s.groups[g].range().map(|i| t.messages[i].tokens).sum()
+    };
+
+    let mut want = Vec::new();
+    for g in (0..s.groups.len()).filter(|&g| p[g].is_protected()) {
+        unknown_in(g, &known, &mut want);
+    }
+    fill(&want, t, &mut known);
+    let mut counted: f64 = (0..s.groups.len())
+        .filter(|&g| p[g].is_protected())
+        .map(|g| group_tokens(g, t))
+        .sum();
+    // Newest first, in batches that double (one call into JavaScript each).
+    let mut g = s.groups.len();
+    let mut batch = 64;
+    while counted <= max && g > 0 {
+        want.clear();
+        let newest = g;
+        while g > 0 && want.len() < batch {
+            g -= 1;
+            if !p[g].is_protected() {
+                unknown_in(g, &known, &mut want);
+            }
+        }
+        fill(&want, t, &mut known);
+        counted += (g..newest)
+            .filter(|&g| !p[g].is_protected())
+            .map(|g| group_tokens(g, t))
+            .sum::<f64>();
+        batch *= 2;
+    }
+    let pending = known.iter().any(|&k| !k);
+    if pending {
+        reading.set_estimator(&est.params());
+    }
+    pending
+}
+
+/// Estimates the messages a reduction left unestimated (see [`estimate_decisive`]) and
+/// returns their tokens: what the result's `tokensBefore` lacks. Called from JavaScript
+/// the first time it is read.
+pub fn complete(reading: &Reading) -> f64 {
+    let p = reading.estimator();
+    if !reading.pending() || p.len() < 3 + 11 {
+        return 0.0;
+    }
+    let mut values = [0.0; 11];
+    values.copy_from_slice(&p[3..14]);
+    let est = Estimating {
+        estimator: Estimator::Classes(Weights::from_values(values)),
+        overhead: p[0],
+        image_tokens: p[1],
+        calibration: p[2],
+    };
+    let mut raw = reading.raw();
+    let missing: Vec<u32> = (0..raw.len())
+        .filter(|&i| raw[i] < 0.0)
+        .map(|i| i as u32)
+        .collect();
+    est.estimate(reading, &missing, &mut raw);
+    reading.set_raw(&raw);
+    reading.set_pending(false);
+    reading.drop_texts();
+    missing.iter().map(|&i| est.tokens(raw[i as usize])).sum()
+}
+
+/// Installs [`complete`] for `reader.js` (once, when the module starts).
+pub fn install() {
+    let complete = Closure::<dyn Fn(JsValue) -> f64>::new(|reading: JsValue| {
+        complete(&reading.unchecked_into())
+    });
+    super::js::set_completer(complete.as_ref().unchecked_ref());
+    complete.forget();
+}
