@@ -349,6 +349,7 @@ impl AsciiCounts {
     /// Counts the classes of the all-ASCII 16-byte blocks that follow one another from
     /// `bytes[i]`, in per-lane counters (flushed every 255 blocks); returns where they end
     /// (`i` itself when the first block is not all ASCII).
+    #[inline(always)]
     fn run(&mut self, bytes: &[u8], mut i: usize, prev_space: &mut bool) -> usize {
         use core::arch::wasm32::*;
         let zero = u8x16_splat(0);
@@ -363,9 +364,7 @@ impl AsciiCounts {
                 if u8x16_bitmask(v) != 0 {
                     break;
                 }
-                let within = |lo: u8, hi: u8| {
-                    v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)))
-                };
+                let within = |lo: u8, hi: u8| within(v, lo, hi);
                 let lower = v128_or(v, u8x16_splat(0x20));
                 let letter = v128_and(
                     u8x16_ge(lower, u8x16_splat(b'a')),
@@ -419,8 +418,17 @@ impl AsciiCounts {
     }
 }
 
+/// Lanes of `v` in `lo..=hi` (all ones), the others zero.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn within(v: core::arch::wasm32::v128, lo: u8, hi: u8) -> core::arch::wasm32::v128 {
+    use core::arch::wasm32::*;
+    v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)))
+}
+
 /// The sum of the 16 byte lanes of `v`.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
 fn sum(v: core::arch::wasm32::v128) -> i64 {
     use core::arch::wasm32::*;
     let quads = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(v));

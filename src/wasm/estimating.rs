@@ -161,9 +161,10 @@ pub fn estimate_decisive(
         .filter(|&g| p[g].is_protected())
         .map(|g| group_tokens(g, t))
         .sum();
-    // Newest first, in batches that double (one call into JavaScript each).
+    // Newest first, in batches (one call into JavaScript each) sized by the tokens still
+    // missing at the average so far, a little over.
     let mut g = s.groups.len();
-    let mut batch = 64;
+    let (mut batch, mut estimated, mut suffix) = (64, 0usize, 0.0);
     while counted <= max && g > 0 {
         want.clear();
         let newest = g;
@@ -174,11 +175,20 @@ pub fn estimate_decisive(
             }
         }
         fill(&want, t, &mut known);
-        counted += (g..newest)
+        let added: f64 = (g..newest)
             .filter(|&g| !p[g].is_protected())
             .map(|g| group_tokens(g, t))
-            .sum::<f64>();
-        batch *= 2;
+            .sum();
+        counted += added;
+        suffix += added;
+        estimated += want.len();
+        let per_message = suffix / estimated.max(1) as f64;
+        let needed = if per_message > 0.0 {
+            ((max - counted).max(0.0) / per_message * 1.1) as usize
+        } else {
+            batch * 2
+        };
+        batch = needed.clamp(16, 1 << 20);
     }
     let pending = known.iter().any(|&k| !k);
     if pending {
