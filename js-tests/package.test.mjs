@@ -193,3 +193,27 @@ test("tokenizer profiles and calibration from provider counts", async () => {
   assert.throws(() => estimateTokens(cjk, { calibration: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "calibration");
   assert.throws(() => estimateTokens(cjk, { tokenizer: "gpt2" }), (e) => e.field === "tokenizer");
 });
+
+test("a truncation's tokensBefore is the full estimate, read late, frozen or assigned", () => {
+  // Only what decides a truncation is estimated before it returns; the rest when
+  // tokensBefore is first read (see README, Performance).
+  const history = [{ role: "system", content: "Be brief." }];
+  for (let k = 0; k < 200; k++) {
+    history.push({ role: "user", content: `question ${k} ${"lorem ipsum ".repeat(40)}` });
+    history.push({ role: "assistant", content: `answer ${k} ${"dolor sit amet ".repeat(60)}` });
+  }
+  const total = estimateTokens(history);
+  const config = { maxTokens: Math.floor(total / 10) };
+  const fresh = () => history.map((m) => ({ ...m }));
+  const r = reduceSync(fresh(), config);
+  assert.ok(r.reduced && r.tokensAfter <= Math.floor(0.8 * config.maxTokens));
+  Object.freeze(r);
+  r.events.forEach(Object.freeze);
+  assert.equal(r.tokensBefore, total, "read from a frozen result");
+  assert.equal(r.events[0].tokensBefore, total);
+  assert.equal(JSON.parse(JSON.stringify(r)).tokensBefore, total);
+  const s = reduceSync(fresh(), config);
+  s.tokensBefore = 7;
+  assert.equal(s.tokensBefore, 7, "assignable like any field");
+  assert.equal({ ...reduceSync(fresh(), config) }.tokensBefore, total);
+});

@@ -1258,17 +1258,11 @@ function completeReading(reading) {
  * events, so the result reads as if everything had been estimated.
  */
 function completeLater(reading, result, known, events) {
-  let rest;
-  const more = () => {
-    if (rest === undefined) rest = completeReading(reading);
-    return rest;
-  };
   const lazy = (target, key, counted) => {
+    // The getter stays (a frozen result, as state libraries freeze, still reads it).
     Object.defineProperty(target, key, {
       get() {
-        const value = counted + more();
-        Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-        return value;
+        return counted + completeReading(reading);
       },
       set(value) {
         Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
