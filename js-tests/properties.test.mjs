@@ -282,7 +282,12 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
     if (rand() < 0.4) Object.assign(config, { estimator: "length", charsPerToken: 2 + int(4) });
     if (rand() < 0.3) config.strategy = "priority";
     if (rand() < 0.2) config.calibration = 1.25;
+    // A counter of the caller's (its counts are kept with the reading), or counts given
+    // per call for some messages (never kept).
+    const counter = rand();
+    if (counter < 0.15) config.countTokens = (m) => Math.ceil(JSON.stringify(m).length / 3);
     for (let op = 0; op < 10; op++) {
+      if (counter >= 0.15 && counter < 0.3) config.tokenCounts = Array.from({ length: history.length }, () => (rand() < 0.5 ? 1 + int(300) : undefined));
       const choice = rand();
       const i = int(history.length);
       const m = history[i];
