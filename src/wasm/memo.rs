@@ -15,6 +15,8 @@ use crate::transcript::Transcript;
 
 /// Readings of a few conversations (or of one, under other options).
 const KEEP: usize = 6;
+/// At most this many messages in all (wasm memory does not shrink once grown).
+const KEEP_MESSAGES: usize = 120_000;
 
 struct Memo {
     version: f64,
@@ -53,6 +55,11 @@ pub fn keep_transcript(version: f64, calibration: f64, t: &Transcript) {
             },
         );
         memos.truncate(KEEP);
+        let mut total = 0;
+        memos.retain(|m| {
+            total += m.transcript.len();
+            total <= KEEP_MESSAGES
+        });
     })
 }
 
