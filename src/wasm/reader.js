@@ -1022,6 +1022,7 @@ export function readMessages(messages, options) {
   if (prev !== undefined) {
     align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
   }
+  checkObjects(items, from);
   // The format: for auto, from every message's fit mask (kept ones are known).
   const masks = new Uint8Array(n), checked = new Uint8Array(n);
   let format = options.format;
@@ -1145,7 +1146,7 @@ const MAX_MESSAGES = 10_000_000;
 
 /**
  * The message objects, each read once: whatever getters or proxies the array has, the
- * result is built from these same objects.
+ * result is built from these same objects (`checkObjects` checks they are objects).
  */
 function messageList(messages) {
   if (!Array.isArray(messages)) {
@@ -1163,11 +1164,16 @@ function messageList(messages) {
     if (e instanceof ReduceError) throw e;
     throw new ReduceError("INVALID_MESSAGES", `messages could not be read: ${reason(e)}`);
   }
+  return items;
+}
+
+/** Every message not taken over from an earlier reading must be an object. */
+function checkObjects(items, from) {
   for (let i = 0; i < items.length; i++) {
+    if (from[i] >= 0) continue; // the same object as one read before
     const m = items[i];
     if (m === null || typeof m !== "object") throw bad(i, `expected a message object, got ${describe(m)}`);
   }
-  return items;
 }
 
 /** An exception's message, whatever was thrown. */
