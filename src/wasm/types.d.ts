@@ -263,6 +263,10 @@ export interface ReduceResult<M = Message> {
   offloaded: Record<string, M[]>;
   /** The new summary message, if any. */
   summary?: M;
+  /**
+   * The input's tokens. After a `truncate`, the removed oldest messages may be estimated
+   * only when this is first read (a getter; reading it once is as cheap as reading it twice).
+   */
   tokensBefore: number;
   tokensAfter: number;
   /** A target could not be met because of protected messages. */
