@@ -230,7 +230,11 @@ fn decode_with(
         }
     }
     let given_any = Array::is_array(&call.callbacks.token_counts);
-    let pending = if decisive && estimating::decisive_allowed(config, counted || given_any) {
+    // A few new messages (a growing history) are cheaper to estimate than to choose among.
+    let pending = if decisive
+        && missing.len() > estimating::FEW
+        && estimating::decisive_allowed(config, counted || given_any)
+    {
         estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)
     } else {
         est.estimate(&reading, &missing, &mut raw);

@@ -98,6 +98,10 @@ impl Estimating {
     }
 }
 
+/// Up to this many messages without a count are all estimated: choosing costs a pass over
+/// the history's structure.
+pub const FEW: usize = 256;
+
 /// Whether a reduction under `config` may leave the oldest messages unestimated: `truncate`
 /// with a token trigger and no message target, the built-in class estimator, whole
 /// overheads (so that sums do not depend on their order), and no counts from the caller.
