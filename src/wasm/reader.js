@@ -71,7 +71,8 @@ class Reading {
     this.images = new Uint32Array(n);
     this.masks = new Uint8Array(n);
     this.checked = new Uint8Array(n);
-    this.lengthTokens = new Float64Array(n);
+    // Length mode's estimates, summed as the texts are read (empty otherwise).
+    this.lengthTokens = new Float64Array(options.lengthMode ? n : 0);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
     // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]].
@@ -152,7 +153,7 @@ class Reading {
     this.roles.set(from.roles.subarray(j, end), i);
     this.flags.set(from.flags.subarray(j, end), i);
     this.images.set(from.images.subarray(j, end), i);
-    this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
+    if (this.lengthMode) this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
     this.raw.set(from.raw.subarray(j, end), i);
     const stamps = this.stamps, old = from.stamps;
     for (let s = i * STAMP, t = j * STAMP, e = end * STAMP; t < e; s++, t++) stamps[s] = old[t];
