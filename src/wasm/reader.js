@@ -371,17 +371,20 @@ function openaiRole(role) {
 }
 
 function readOpenAI(r, i, m) {
-  const role = openaiRole(m.role);
-  if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant, tool");
+  // Each field is read once: messages from several sources have many shapes, and every
+  // read of a field is a lookup then.
+  const name = m.role;
+  const role = openaiRole(name);
+  if (role === undefined) throw roleError(i, name, "system, developer, user, assistant, tool");
   const content = m.content;
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
-  if ((content === undefined || content === null) && role !== ASSISTANT && m.role !== "function") {
-    throw bad(i, `a ${m.role} message needs content (a string or an array of parts)${m.parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
+  if ((content === undefined || content === null) && role !== ASSISTANT && name !== "function") {
+    throw bad(i, `a ${name} message needs content (a string or an array of parts)${m.parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
   }
   r.begin(i, role, flags);
-  r.text(m.role);
+  r.text(name);
   r.text(m.name);
   openaiContent(r, i, content);
   r.text(m.refusal);
@@ -407,12 +410,12 @@ function readOpenAI(r, i, m) {
       r.text(legacy.name);
       r.text(jsonText(legacy.arguments));
     }
-  } else if (m.role === "tool") {
+  } else if (name === "tool") {
     const id = linkId(m.tool_call_id);
     if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
     r.link(RESULT, id);
     r.text(id);
-  } else if (m.role === "function") {
+  } else if (name === "function") {
     r.link(RESULT, `function:${m.name}`);
   }
 }
