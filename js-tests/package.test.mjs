@@ -194,6 +194,27 @@ test("tokenizer profiles and calibration from provider counts", async () => {
   assert.throws(() => estimateTokens(cjk, { tokenizer: "gpt2" }), (e) => e.field === "tokenizer");
 });
 
+test("a long history edited in place is read again where it changed", () => {
+  // Readings are kept by message object (reader.js): each message's stamp must notice the
+  // edits a chat makes between turns.
+  const history = [];
+  for (let k = 0; k < 40; k++) {
+    history.push({ role: "user", content: [{ type: "text", text: `question ${k}` }] });
+    history.push({ role: "assistant", content: `answer ${k}` });
+  }
+  const count = () => estimateTokens(history);
+  const fresh = () => estimateTokens(structuredClone(history));
+  assert.equal(count(), fresh());
+  history[3].content = "a replaced answer, much longer than before";
+  assert.equal(count(), fresh(), "replaced content");
+  history[4].content[0].text = "a question edited in place, much longer than before";
+  assert.equal(count(), fresh(), "a part's text edited in place");
+  history[6].content.push({ type: "text", text: "one more part" });
+  assert.equal(count(), fresh(), "a part pushed");
+  history[8] = { ...history[8], content: "copied and changed" };
+  assert.equal(count(), fresh(), "a replaced message");
+});
+
 test("a truncation's tokensBefore is the full estimate, read late, frozen or assigned", () => {
   // Only what decides a truncation is estimated before it returns; the rest when
   // tokensBefore is first read (see README, Performance).

@@ -821,17 +821,29 @@ const ALL_FORMATS = (1 << FORMATS.length) - 1;
  * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
  * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
  * one), `d` another field; each format's `stamp(m, s, k)` writes them at `s[k]`, with the
- * array lengths of `a` and `c`. A message read before is taken over only while its stamp
- * is the same, so replacing a message's content, calls or role (or the message) is always
- * seen, and so is a part or a call pushed onto its arrays; an edit inside a part is not.
+ * length of `c` and, for parts, their number and the lengths of their texts. A message
+ * read before is taken over only while its stamp is the same, so replacing a message's
+ * content, calls or role (or the message) is always seen, and so is a part or a call
+ * pushed onto its arrays and a part's text edited to another length.
  */
 function stampWith(s, k, a, b, c, d) {
   s[k] = a;
   s[k + 1] = b;
   s[k + 2] = c;
   s[k + 3] = d;
-  s[k + 4] = Array.isArray(a) ? a.length : -1;
+  s[k + 4] = Array.isArray(a) ? partsSign(a) : -1;
   s[k + 5] = Array.isArray(c) ? c.length : -1;
+}
+
+/** The number of parts and the lengths of their texts, folded into one number. */
+function partsSign(parts) {
+  let sign = parts.length;
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k];
+    const text = p !== null && typeof p === "object" ? p.text : p;
+    if (typeof text === "string") sign = (Math.imul(sign, 31) + text.length) | 0;
+  }
+  return sign >>> 0;
 }
 
 /** Where `sameStamp` writes the stamp it compares. */
