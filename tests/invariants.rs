@@ -538,3 +538,88 @@ fn with_no_user_input_at_all_keep_last_still_holds() {
     assert_eq!(r.output, vec![Slot::Input(1)], "the newest group stays");
     assert!(r.over_budget);
 }
+
+/// `truncate` of a transcript counted only where `count_decisive` asked, against the fully
+/// counted one. Whole counts, so that sums do not depend on their order (as the boundary
+/// requires of the estimator it uses this with).
+fn check_decisive(case: &Case, known_share: f64, target_share: f64) -> Result<(), TestCaseError> {
+    use chat_history_reducer::strategies::truncate::{can_leave_oldest_uncounted, count_decisive};
+    let mut pairs: Vec<(&'static str, OptionValue)> = case
+        .pairs
+        .iter()
+        .filter(|(k, _)| *k != "strategy" && *k != "targetMessages")
+        .cloned()
+        .collect();
+    let Some(max) = pairs
+        .iter()
+        .find(|(k, _)| *k == "maxTokens")
+        .and_then(|(_, v)| match v {
+            OptionValue::Number(n) => Some(*n),
+            _ => None,
+        })
+    else {
+        return Ok(());
+    };
+    pairs.push((
+        "targetTokens",
+        OptionValue::Number((max * target_share).floor()),
+    ));
+    let config = Config::from_pairs(&pairs).expect("valid config");
+    prop_assert!(can_leave_oldest_uncounted(&config));
+    let mut full = case.transcript.clone();
+    for m in &mut full.messages {
+        m.tokens = m.tokens.floor() + 1.0;
+    }
+    // Some messages counted already (as taken over from an earlier call), the others at 0.
+    let mut known: Vec<bool> = (0..full.len())
+        .map(|i| ((i as u64 * 2_654_435_761) % 1000) as f64 / 1000.0 < known_share)
+        .collect();
+    let mut partial = full.clone();
+    for (i, m) in partial.messages.iter_mut().enumerate() {
+        if !known[i] {
+            m.tokens = 0.0;
+        }
+    }
+    count_decisive(&mut partial, &config, &mut known, |indices, t| {
+        for &i in indices {
+            t.messages[i as usize].tokens = full.messages[i as usize].tokens;
+        }
+    });
+    let uncounted: f64 = (0..full.len())
+        .filter(|&i| !known[i])
+        .map(|i| full.messages[i].tokens)
+        .sum();
+    match (reduce_sync(&full, &config), reduce_sync(&partial, &config)) {
+        (Ok(a), Ok(b)) => {
+            prop_assert_eq!(&a.fate, &b.fate);
+            prop_assert_eq!(&a.output, &b.output);
+            prop_assert_eq!(a.tokens_after, b.tokens_after);
+            prop_assert_eq!(a.over_budget, b.over_budget);
+            prop_assert_eq!(a.reduced, b.reduced);
+            prop_assert_eq!(a.tokens_before, b.tokens_before + uncounted);
+            for (i, fate) in b.fate.iter().enumerate() {
+                prop_assert!(
+                    known[i] || *fate == Fate::Dropped,
+                    "message {} uncounted but kept",
+                    i
+                );
+            }
+        }
+        (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
+        (a, b) => prop_assert!(false, "{:?} vs {:?}", a.map(|_| ()), b.map(|_| ())),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_truncation_is_decided_by_what_count_decisive_counts(
+        case in case(),
+        known_share in prop_oneof![Just(0.0), 0.0..1.0f64],
+        target_share in prop_oneof![Just(0.8), 0.0..1.0f64],
+    ) {
+        check_decisive(&case, known_share, target_share)?;
+    }
+}

@@ -2,9 +2,9 @@
 
 use super::{choose_drops, drop_reduction, Reduction};
 use crate::budget::Targets;
-use crate::config::Config;
+use crate::config::{Config, Strategy};
 use crate::error::ReduceError;
-use crate::protect::Protection;
+use crate::protect::{protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::Transcript;
 
@@ -23,4 +23,86 @@ pub fn truncate(
         0..s.groups.len(),
     );
     drop_reduction(t, s, &drops, config, "truncate")
+}
+
+/// Whether a reduction under `config` is a `truncate` that [`count_decisive`] can decide
+/// without the counts of its oldest messages: a token trigger and no message target.
+pub fn can_leave_oldest_uncounted(config: &Config) -> bool {
+    config.strategy == Strategy::Truncate
+        && config.max_tokens.is_some()
+        && config.target_messages.is_none()
+}
+
+/// Counts what decides a `truncate` under `config` of a transcript whose messages are not
+/// all counted (`known[i]`; an uncounted message stands at 0 tokens in `t`): the messages
+/// of protected groups, then whole groups from the newest back until the protected and
+/// newer groups alone exceed `maxTokens`. `count(indices, t)` puts the counts of messages
+/// `indices` into `t` (one call per batch; batches are sized by the tokens still missing
+/// at the average so far). Returns whether some messages stay uncounted.
+///
+/// Why that decides the reduction: `truncate` removes unprotected groups oldest first while
+/// the total is over the target (≤ `maxTokens`); with the counted groups alone over it,
+/// every older unprotected group is removed whatever its count, and what follows depends
+/// only on the counted ones. Protection does not depend on counts. So [`truncate`] of `t`
+/// keeps the messages, `tokens_after` and `over_budget` of the fully counted transcript;
+/// only `tokens_before` lacks the uncounted messages.
+pub fn count_decisive(
+    t: &mut Transcript,
+    config: &Config,
+    known: &mut [bool],
+    mut count: impl FnMut(&[u32], &mut Transcript),
+) -> bool {
+    let max = config.max_tokens.unwrap_or(f64::INFINITY);
+    let s = Structure::of(t);
+    let p = protect(t, &s, config);
+    let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
+        count(indices, t);
+        for &i in indices {
+            known[i as usize] = true;
+        }
+    };
+    let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
+        out.extend(s.groups[g].range().filter(|&i| !known[i]).map(|i| i as u32));
+    };
+    let group_tokens = |g: usize, t: &Transcript| -> f64 {
+        s.groups[g].range().map(|i| t.messages[i].tokens).sum()
+    };
+
+    let mut want = Vec::new();
+    for g in (0..s.groups.len()).filter(|&g| p[g].is_protected()) {
+        unknown_in(g, known, &mut want);
+    }
+    fill(&want, t, known);
+    let mut counted: f64 = (0..s.groups.len())
+        .filter(|&g| p[g].is_protected())
+        .map(|g| group_tokens(g, t))
+        .sum();
+    let mut g = s.groups.len();
+    let (mut batch, mut estimated, mut suffix) = (64, 0usize, 0.0);
+    while counted <= max && g > 0 {
+        want.clear();
+        let newest = g;
+        while g > 0 && want.len() < batch {
+            g -= 1;
+            if !p[g].is_protected() {
+                unknown_in(g, known, &mut want);
+            }
+        }
+        fill(&want, t, known);
+        let added: f64 = (g..newest)
+            .filter(|&g| !p[g].is_protected())
+            .map(|g| group_tokens(g, t))
+            .sum();
+        counted += added;
+        suffix += added;
+        estimated += want.len();
+        let per_message = suffix / estimated.max(1) as f64;
+        let needed = if per_message > 0.0 {
+            ((max - counted).max(0.0) / per_message * 1.1) as usize
+        } else {
+            batch * 2
+        };
+        batch = needed.clamp(16, 1 << 20);
+    }
+    known.iter().any(|&k| !k)
 }

@@ -1,17 +1,15 @@
 //! Estimating the messages that have no count yet, from their texts (`reader.js` encodes
 //! them to UTF-8 on request) — all of them, or, for a `truncate` reduction, only those that
-//! decide it: the protected messages and the newest ones back to where they alone pass
-//! `maxTokens`. Every older message is then removed whatever its size (see
-//! [`estimate_decisive`]), so it is estimated only if the result's `tokensBefore` is read
-//! ([`complete`]).
+//! decide it (the core chooses: `truncate::count_decisive`). Every older message is then
+//! removed whatever its size, so it is estimated only if the result's `tokensBefore` is
+//! read ([`complete`]).
 
 use wasm_bindgen::prelude::*;
 
 use super::js::Reading;
-use crate::config::{Config, Strategy};
+use crate::config::Config;
 use crate::estimate::{self, Estimator, Scanner, Weights};
-use crate::protect::protect;
-use crate::structure::Structure;
+use crate::strategies::truncate;
 use crate::transcript::Transcript;
 
 /// What estimating a message takes from the config.
@@ -102,13 +100,12 @@ impl Estimating {
 /// the history's structure.
 pub const FEW: usize = 256;
 
-/// Whether a reduction under `config` may leave the oldest messages unestimated: `truncate`
-/// with a token trigger and no message target, the built-in class estimator, whole
-/// overheads (so that sums do not depend on their order), and no counts from the caller.
+/// Whether a reduction under `config` may leave the oldest messages unestimated: a
+/// `truncate` that allows it (`truncate::can_leave_oldest_uncounted`), the built-in class
+/// estimator, whole overheads (so that sums do not depend on their order), and no counts
+/// from the caller.
 pub fn decisive_allowed(config: &Config, counted: bool) -> bool {
-    config.strategy == Strategy::Truncate
-        && config.max_tokens.is_some()
-        && config.target_messages.is_none()
+    truncate::can_leave_oldest_uncounted(config)
         && matches!(config.estimator, Estimator::Classes(_))
         && config.message_overhead.fract() == 0.0
         && config.image_tokens.fract() == 0.0
@@ -116,16 +113,8 @@ pub fn decisive_allowed(config: &Config, counted: bool) -> bool {
 }
 
 /// Estimates what a `truncate` reduction needs of `missing` (messages without a count, at
-/// token 0 in `t`): the messages of protected groups, then whole groups from the newest
-/// back until the protected and newer groups alone exceed `maxTokens`. Returns whether
-/// some stay unestimated.
-///
-/// Why that decides the reduction: `truncate` removes unprotected groups oldest first while
-/// the total is over the target (≤ `maxTokens`); with the known groups alone over it, every
-/// older unprotected group is removed whatever its count, and what follows depends only on
-/// the known counts. Protection does not depend on counts. So the kept messages,
-/// `tokensAfter` and `overBudget` are those of the fully estimated history; only
-/// `tokensBefore` lacks the removed messages' counts.
+/// token 0 in `t`; see `truncate::count_decisive`). Returns whether some stay unestimated;
+/// the reading then keeps what [`complete`] needs to estimate them later.
 pub fn estimate_decisive(
     reading: &Reading,
     est: &Estimating,
@@ -134,67 +123,16 @@ pub fn estimate_decisive(
     missing: &[u32],
     raw: &mut [f64],
 ) -> bool {
-    let max = config.max_tokens.unwrap_or(f64::INFINITY);
-    let s = Structure::of(t);
-    let p = protect(t, &s, config);
     let mut known = vec![true; t.len()];
     for &i in missing {
         known[i as usize] = false;
     }
-    let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
+    let pending = truncate::count_decisive(t, config, &mut known, |indices, t| {
         est.estimate(reading, indices, raw);
         for &i in indices {
-            let i = i as usize;
-            t.messages[i].tokens = est.tokens(raw[i]);
-            known[i] = true;
+            t.messages[i as usize].tokens = est.tokens(raw[i as usize]);
         }
-    };
-    let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
-        out.extend(s.groups[g].range().filter(|&i| !known[i]).map(|i| i as u32));
-    };
-    let group_tokens = |g: usize, t: &Transcript| -> f64 {
-        s.groups[g].range().map(|i| t.messages[i].tokens).sum()
-    };
-
-    let mut want = Vec::new();
-    for g in (0..s.groups.len()).filter(|&g| p[g].is_protected()) {
-        unknown_in(g, &known, &mut want);
-    }
-    fill(&want, t, &mut known);
-    let mut counted: f64 = (0..s.groups.len())
-        .filter(|&g| p[g].is_protected())
-        .map(|g| group_tokens(g, t))
-        .sum();
-    // Newest first, in batches (one call into JavaScript each) sized by the tokens still
-    // missing at the average so far, a little over.
-    let mut g = s.groups.len();
-    let (mut batch, mut estimated, mut suffix) = (64, 0usize, 0.0);
-    while counted <= max && g > 0 {
-        want.clear();
-        let newest = g;
-        while g > 0 && want.len() < batch {
-            g -= 1;
-            if !p[g].is_protected() {
-                unknown_in(g, &known, &mut want);
-            }
-        }
-        fill(&want, t, &mut known);
-        let added: f64 = (g..newest)
-            .filter(|&g| !p[g].is_protected())
-            .map(|g| group_tokens(g, t))
-            .sum();
-        counted += added;
-        suffix += added;
-        estimated += want.len();
-        let per_message = suffix / estimated.max(1) as f64;
-        let needed = if per_message > 0.0 {
-            ((max - counted).max(0.0) / per_message * 1.1) as usize
-        } else {
-            batch * 2
-        };
-        batch = needed.clamp(16, 1 << 20);
-    }
-    let pending = known.iter().any(|&k| !k);
+    });
     if pending {
         reading.set_estimator(&est.params());
     }
