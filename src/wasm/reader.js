@@ -250,9 +250,6 @@ class Reading {
 
 }
 
-/** Slots of a message's stamp: four fields (see `stampWith`) and the array lengths of the
- * first and the third. */
-const STAMP = 6;
 // ---------------------------------------------------------------------------------------
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
@@ -826,6 +823,9 @@ const ALL_FORMATS = (1 << FORMATS.length) - 1;
  * content, calls or role (or the message) is always seen, and so is a part or a call
  * pushed onto its arrays and a part's text edited to another length.
  */
+/** Slots of a message's stamp (see `stampWith`). */
+const STAMP = 6;
+
 function stampWith(s, k, a, b, c, d) {
   s[k] = a;
   s[k + 1] = b;
@@ -1002,7 +1002,6 @@ function align(items, prev, start, stamp, from, counts) {
 /** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
 function givenCounts(tokenCounts, n) {
   const given = new Float64Array(n).fill(-1);
-  if (!Array.isArray(tokenCounts)) return given;
   for (let i = 0; i < n; i++) {
     let c;
     try {
@@ -1065,19 +1064,15 @@ export function readMessages(messages, options) {
   const same = before !== undefined && before.n === n && from[0] === 0 && from[n - 1] === n - 1 && from.every((k, i) => k === i);
   const r = same ? before.again(options) : new Reading(n, options, before !== undefined ? before.keys : new Map());
   r.format = format;
-  r.items = items;
+  r.items = same ? before.items : items; // the same objects: the copy dies young
   r.masks = masks;
   r.checked = checked;
   r.key = key;
   r.countTokens = countTokens;
-  r.given = given !== undefined ? given : new Float64Array(0);
-  if (same) {
-    r.items = before.items; // the same objects; the copy dies young
-    r.keep = keep;
-    r.previous = before;
-    return r;
-  }
-  const stamp = reader.stamp;
+  if (given !== undefined) r.given = given;
+  r.keep = keep;
+  r.previous = before;
+  if (same) return r;
   for (let i = 0; i < n;) {
     const k = from[i];
     if (k >= 0) {
@@ -1086,35 +1081,37 @@ export function readMessages(messages, options) {
       r.take(i, before, k, run);
       r.pieceStart.fill(r.texts.length, i, i + run);
       i += run;
-      continue;
+    } else {
+      readFresh(r, reader, i, items[i], given !== undefined && given[i] >= 0, countTokens);
+      i++;
     }
-    r.linkStart[i] = r.linkLength;
-    r.pieceStart[i] = r.texts.length;
-    const m = items[i];
-    const counted = given !== undefined && given[i] >= 0;
-    r.collectTexts = !counted && countTokens === undefined;
-    readOne(reader, r, i, m);
-    try {
-      stamp(m, r.stamps, i * STAMP);
-    } catch (e) {
-      throw bad(i, `could not be read: ${reason(e)}`);
-    }
-    i++;
-    if (counted || countTokens === undefined) continue;
-    // The user's own function: what it throws reaches the caller unchanged.
-    const c = countTokens(m, i - 1);
-    if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
-      throw new ReduceError("INVALID_CONFIG",
-        `countTokens returned ${describe(c)} for message ${i - 1}; it must return a finite number ≥ 0`,
-        i - 1, "countTokens");
-    }
-    r.raw[i - 1] = c;
   }
   r.linkStart[n] = r.linkLength;
   r.pieceStart[n] = r.texts.length;
-  r.keep = keep;
-  r.previous = before;
   return r;
+}
+
+/** Reads message i afresh (`counted`: its count is given), with its stamp and, from the
+ * caller's `countTokens`, its count. */
+function readFresh(r, reader, i, m, counted, countTokens) {
+  r.linkStart[i] = r.linkLength;
+  r.pieceStart[i] = r.texts.length;
+  r.collectTexts = !counted && countTokens === undefined;
+  readOne(reader, r, i, m);
+  try {
+    reader.stamp(m, r.stamps, i * STAMP);
+  } catch (e) {
+    throw bad(i, `could not be read: ${reason(e)}`);
+  }
+  if (counted || countTokens === undefined) return;
+  // The user's own function: what it throws reaches the caller unchanged.
+  const c = countTokens(m, i);
+  if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
+    throw new ReduceError("INVALID_CONFIG",
+      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0`,
+      i, "countTokens");
+  }
+  r.raw[i] = c;
 }
 
 /**
