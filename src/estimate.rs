@@ -78,22 +78,14 @@ impl Weights {
     }
 
     /// The weights from [`Weights::values`].
-    pub fn from_values(v: [f64; 11]) -> Weights {
-        let [letter, digit, whitespace, whitespace_run, punctuation, han, kana, hangul, cjk_punctuation, emoji, other] =
-            v;
-        Weights {
-            letter,
-            digit,
-            whitespace,
-            whitespace_run,
-            punctuation,
-            han,
-            kana,
-            hangul,
-            cjk_punctuation,
-            emoji,
-            other,
+    pub fn from_values(values: [f64; 11]) -> Weights {
+        let mut w = Weights::default();
+        for (name, value) in Weights::NAMES.iter().zip(values) {
+            if let Some(slot) = w.get_mut(name) {
+                *slot = value;
+            }
         }
+        w
     }
 
     fn by_class(&self) -> [f64; CLASSES] {
@@ -513,6 +505,12 @@ mod tests {
         assert!((s.weigh_bytes(&bytes[..split]) - (0.2 + 1.56)).abs() < 1e-9);
         assert!((s.weigh_bytes(&bytes[split..]) - (0.86 + 0.66 + 0.10)).abs() < 1e-9);
         assert_eq!(est("aaaaaaaaaa"), 1.0, "exact decimal sums");
+    }
+
+    #[test]
+    fn weights_round_trip_through_their_values() {
+        let w = Weights::fitted(Tokenizer::Cl100k);
+        assert_eq!(Weights::from_values(w.values()), w);
     }
 
     #[test]
