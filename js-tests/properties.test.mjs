@@ -339,6 +339,35 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
   assert.ok(taken >= cases * 10);
 });
 
+test("every format: unchanged messages are not read again, new and edited ones are", () => {
+  // What a call reads of each message is kept by message object (reader.js); `countTokens`
+  // shows which messages a call read. A format whose stamp did not compare equal on an
+  // unchanged message would read it on every call.
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? 5));
+  for (const format of Object.keys(write)) {
+    let history = [];
+    while (history.length < 60) history.push(...write[format](steps(rand), history.length === 0));
+    const read = [];
+    const config = { format: rand() < 0.5 ? "auto" : format, countTokens: (m, i) => { read.push(i); return 5; } };
+    const count = (messages) => {
+      read.length = 0;
+      assert.equal(estimateTokens(messages, config), 5 * messages.length, format);
+      return read.slice();
+    };
+    assert.deepEqual(count(history), history.map((_, i) => i), `${format}: the first call reads every message`);
+    assert.deepEqual(count(history), [], `${format}: the same messages again`);
+    history = history.slice();
+    assert.deepEqual(count(history), [], `${format}: the same messages in a new array`);
+    const added = write[format](steps(rand), false);
+    history.push(...added);
+    assert.deepEqual(count(history), added.map((_, k) => history.length - added.length + k), `${format}: only the new messages`);
+    const i = 1 + Math.floor(rand() * (history.length - 2));
+    history[i] = { ...history[i] };
+    assert.deepEqual(count(history), [i], `${format}: only the replaced message`);
+    assert.deepEqual(count(history.slice(i)), [], `${format}: a reduced history (its oldest messages removed)`);
+  }
+});
+
 test("a truncation that leaves the oldest messages unestimated decides as one that estimates them all", () => {
   // reduceSync estimates only what decides a `truncate` (estimating.rs); a message target
   // (here one that never binds) makes it estimate every message. Both must give the same

@@ -245,6 +245,14 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         })
         .collect::<Result<_, _>>()?;
     prop_assert_eq!(out.clone(), r.indices(Fate::Kept));
+    // The one-pass partition the boundary writes results from.
+    let by_fate = r.indices_by_fate();
+    for (k, fate) in [Fate::Kept, Fate::Dropped, Fate::Summarized, Fate::Rewritten]
+        .into_iter()
+        .enumerate()
+    {
+        prop_assert_eq!(&by_fate[k], &r.indices(fate));
+    }
     // 1. Order.
     prop_assert!(out.windows(2).all(|w| w[0] < w[1]));
     // 3. System messages stay.

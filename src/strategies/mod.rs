@@ -78,8 +78,14 @@ impl Reduction {
             .collect()
     }
 
-    pub fn removed_count(&self) -> usize {
-        self.fate.iter().filter(|&&f| f != Fate::Kept).count()
+    /// The input indices of each fate, in `Fate` order (kept, dropped, summarized,
+    /// rewritten): `indices` of all four in one pass.
+    pub fn indices_by_fate(&self) -> [Vec<u32>; 4] {
+        let mut by: [Vec<u32>; 4] = Default::default();
+        for (i, &f) in self.fate.iter().enumerate() {
+            by[f as usize].push(i as u32);
+        }
+        by
     }
 }
 

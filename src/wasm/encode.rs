@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::decode::set;
 use super::js::{build_result, Reading};
-use crate::strategies::{CompressionEvent, Fate, Reduction, Slot};
+use crate::strategies::{CompressionEvent, Reduction, Slot};
 
 /// Output entries at or above this are written messages (`buildResult` in `reader.js`).
 const NEW: u32 = 0x8000_0000;
@@ -54,9 +54,10 @@ pub fn encode_result(
             Slot::New(k) => NEW + k,
         })
         .collect();
+    let [kept, dropped, summarized, rewritten] = r.indices_by_fate();
     let meta = Object::new();
     set(&meta, "reduced", r.reduced);
-    set(&meta, "removedCount", r.removed_count() as u32);
+    set(&meta, "removedCount", (r.fate.len() - kept.len()) as u32);
     set(&meta, "tokensBefore", r.tokens_before);
     set(&meta, "tokensAfter", r.tokens_after);
     set(&meta, "overBudget", r.over_budget);
@@ -66,10 +67,10 @@ pub fn encode_result(
         &writings.written,
         &writings.summary,
         &writings.offloaded,
-        &r.indices(Fate::Kept),
-        &r.indices(Fate::Dropped),
-        &r.indices(Fate::Summarized),
-        &r.indices(Fate::Rewritten),
+        &kept,
+        &dropped,
+        &summarized,
+        &rewritten,
         &meta,
         events,
     )

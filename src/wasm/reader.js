@@ -791,23 +791,27 @@ function looksLangChain(m) {
     (m.content !== undefined || (m.data !== null && typeof m.data === "object"));
 }
 
-/** In the order auto-detection prefers when several fit every message. */
+/**
+ * In the order auto-detection prefers when several fit every message. `stamp(m, s, k, w)`
+ * hands message m's stamp fields (see `STAMP`) to `w`: `stampWith` writes them at `s[k]`,
+ * `sameWith` compares them with what is there.
+ */
 const READERS = {
   openai: {
     read: readOpenAI, looks: looksOpenAI,
-    stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.tool_calls, m.tool_call_id),
+    stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.tool_calls, m.tool_call_id),
   },
-  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.type, m.parts) },
-  vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k) => stampWith(s, k, m.content, m.role, m.type, m.parts) },
+  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
+  vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
     read: readResponses, looks: looksResponses,
-    stamp: (m, s, k) => stampWith(s, k, m.content, m.type, m.output !== undefined ? m.output : m.arguments, m.role),
+    stamp: (m, s, k, w) => w(s, k, m.content, m.type, m.output !== undefined ? m.output : m.arguments, m.role),
   },
-  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
-  gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k) => stampWith(s, k, m.parts, m.role, m.content, m.type) },
+  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
+  gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
   langchain: {
     read: readLangChain, looks: looksLangChain,
-    stamp: (m, s, k) => stampWith(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type, m.tool_calls, m.tool_call_id),
+    stamp: (m, s, k, w) => w(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type, m.tool_calls, m.tool_call_id),
   },
 };
 const FORMATS = Object.keys(READERS);
@@ -817,13 +821,12 @@ const ALL_FORMATS = (1 << FORMATS.length) - 1;
 /**
  * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
  * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
- * one), `d` another field; each format's `stamp(m, s, k)` writes them at `s[k]`, with the
+ * one), `d` another field; `stampWith` writes them at `s[k]` (from each format's `stamp`), with the
  * length of `c` and, for parts, their number and the lengths of their texts. A message
  * read before is taken over only while its stamp is the same, so replacing a message's
  * content, calls or role (or the message) is always seen, and so is a part or a call
- * pushed onto its arrays and a part's text edited to another length.
+ * pushed onto its arrays and a part's text edited to another length. The slots:
  */
-/** Slots of a message's stamp (see `stampWith`). */
 const STAMP = 6;
 
 function stampWith(s, k, a, b, c, d) {
@@ -833,6 +836,12 @@ function stampWith(s, k, a, b, c, d) {
   s[k + 3] = d;
   s[k + 4] = Array.isArray(a) ? partsSign(a) : -1;
   s[k + 5] = Array.isArray(c) ? c.length : -1;
+}
+
+/** Whether `stampWith(s, k, a, b, c, d)` would write what `s[k …]` holds. */
+function sameWith(s, k, a, b, c, d) {
+  return a === s[k] && b === s[k + 1] && c === s[k + 2] && d === s[k + 3] &&
+    (Array.isArray(a) ? partsSign(a) : -1) === s[k + 4] && (Array.isArray(c) ? c.length : -1) === s[k + 5];
 }
 
 /** The number of parts and the lengths of their texts, folded into one number. */
@@ -846,19 +855,14 @@ function partsSign(parts) {
   return sign >>> 0;
 }
 
-/** Where `sameStamp` writes the stamp it compares. */
-const SCRATCH = new Array(STAMP).fill(undefined);
-
 /** Whether message m's stamp is `stamps[k …]`; false when reading it throws (it is then
  * read afresh, which reports what throws). */
 function sameStamp(stamp, m, stamps, k) {
   try {
-    stamp(m, SCRATCH, 0);
+    return stamp(m, stamps, k, sameWith);
   } catch {
     return false;
   }
-  return SCRATCH[0] === stamps[k] && SCRATCH[1] === stamps[k + 1] && SCRATCH[2] === stamps[k + 2] &&
-    SCRATCH[3] === stamps[k + 3] && SCRATCH[4] === stamps[k + 4] && SCRATCH[5] === stamps[k + 5];
 }
 
 /** Of the formats in `which`, those message i could belong to (one bit each, `FORMATS` order). */
@@ -999,6 +1003,25 @@ function align(items, prev, start, stamp, from, counts) {
   }
 }
 
+/**
+ * Whether `items` are the messages `prev` read, in order, each unchanged (its stamp) and
+ * counted (by `prev`, or by `given`): `align` finding every message in its place, in one
+ * tight loop.
+ */
+function allUnchanged(items, prev, given) {
+  const n = items.length, old = prev.items, raw = prev.raw, stamps = prev.stamps, stamp = READERS[prev.format].stamp;
+  if (prev.n !== n) return false;
+  try {
+    for (let i = 0, k = 0; i < n; i++, k += STAMP) {
+      const m = items[i];
+      if (m !== old[i] || (raw[i] < 0 && !(given !== undefined && given[i] >= 0)) || !stamp(m, stamps, k, sameWith)) return false;
+    }
+  } catch {
+    return false; // read afresh below, which reports what throws
+  }
+  return true;
+}
+
 /** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
 function givenCounts(tokenCounts, n) {
   const given = new Float64Array(n).fill(-1);
@@ -1032,6 +1055,20 @@ export function readMessages(messages, options) {
   // take every count over.
   if (prev !== undefined && prev.reading.pending) completeReading(prev.reading);
 
+  // The same messages as last time, all unchanged: the same reading, for this call.
+  if (prev !== undefined && prev.at === 0 && allUnchanged(items, prev.reading, given)) {
+    const before = prev.reading;
+    const r = before.again(options);
+    r.format = before.format;
+    r.items = before.items; // the same objects: the copy dies young
+    r.key = key;
+    r.countTokens = countTokens;
+    if (given !== undefined) r.given = given;
+    r.keep = keep;
+    r.previous = before;
+    return r;
+  }
+
   // Which messages were read before, unchanged.
   const from = new Int32Array(n).fill(-1);
   if (prev !== undefined) {
@@ -1060,11 +1097,9 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  // The same messages as last time, all unchanged: the same reading, for this call.
-  const same = before !== undefined && before.n === n && from[0] === 0 && from[n - 1] === n - 1 && from.every((k, i) => k === i);
-  const r = same ? before.again(options) : new Reading(n, options, before !== undefined ? before.keys : new Map());
+  const r = new Reading(n, options, before !== undefined ? before.keys : new Map());
   r.format = format;
-  r.items = same ? before.items : items; // the same objects: the copy dies young
+  r.items = items;
   r.masks = masks;
   r.checked = checked;
   r.key = key;
@@ -1072,7 +1107,6 @@ export function readMessages(messages, options) {
   if (given !== undefined) r.given = given;
   r.keep = keep;
   r.previous = before;
-  if (same) return r;
   for (let i = 0; i < n;) {
     const k = from[i];
     if (k >= 0) {
@@ -1099,7 +1133,7 @@ function readFresh(r, reader, i, m, counted, countTokens) {
   r.collectTexts = !counted && countTokens === undefined;
   readOne(reader, r, i, m);
   try {
-    reader.stamp(m, r.stamps, i * STAMP);
+    reader.stamp(m, r.stamps, i * STAMP, stampWith);
   } catch (e) {
     throw bad(i, `could not be read: ${reason(e)}`);
   }
