@@ -339,6 +339,51 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
   assert.ok(taken >= cases * 10);
 });
 
+test("auto-detection reports the same first error whether or not readers check the format as they read", () => {
+  // Once one format is left, "auto" leaves each further message's format check to its
+  // reader (one pass over its fields); with a countTokens every message is checked first.
+  // Either way the error must be the one of the first message at fault, in the same words.
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? 23));
+  const int = (n) => Math.floor(rand() * n);
+  const formats = Object.keys(write);
+  const errorOf = (messages, config) => {
+    try {
+      reduceSync(messages, config);
+      return "none";
+    } catch (e) {
+      return { code: e.code, message: e.message, index: e.index };
+    }
+  };
+  let errors = 0;
+  for (let k = 0; k < Math.max(70, CASES / 4); k++) {
+    const format = formats[k % formats.length];
+    const history = [];
+    while (history.length < 12 + int(40)) history.push(...write[format](steps(rand), history.length === 0));
+    const corrupt = (h) => {
+      const r2 = rng(k); // the same corruptions on each copy
+      const n2 = (n) => Math.floor(r2() * n);
+      const done = new Set(); // a message is corrupted once (a throwing getter stays)
+      for (let c = 1 + n2(3); c > 0; c--) {
+        const at = n2(h.length);
+        if (done.has(at)) continue;
+        done.add(at);
+        const kind = n2(5);
+        if (kind === 0) h[at] = write[formats[n2(formats.length)]](steps(r2), false)[0];
+        else if (kind === 1) h[at] = { foo: 1 };
+        else if (kind === 2) h[at] = { ...h[at], role: "narrator" };
+        else if (kind === 3) Object.defineProperty(h[at] = { ...h[at] }, "content", { get() { throw new Error("boom"); }, enumerable: true });
+        else if (h[at].content !== undefined) h[at] = { ...h[at], content: undefined };
+      }
+      return h;
+    };
+    const plain = errorOf(corrupt(structuredClone(history)), { maxTokens: 100 });
+    const checked = errorOf(corrupt(structuredClone(history)), { maxTokens: 100, countTokens: () => 1 });
+    assert.deepEqual(plain, checked, `case ${k} (${format})`);
+    if (plain !== "none") errors++;
+  }
+  assert.ok(errors > 30, `only ${errors} corrupted histories failed`);
+});
+
 test("every format: unchanged messages are not read again, new and edited ones are", () => {
   // What a call reads of each message is kept by message object (reader.js); `countTokens`
   // shows which messages a call read. A format whose stamp did not compare equal on an

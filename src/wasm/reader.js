@@ -253,7 +253,14 @@ class Reading {
 // ---------------------------------------------------------------------------------------
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
-// tool-call links to the Reading.
+// tool-call links to the Reading; it may return `STAMPED` when it wrote the message's stamp
+// itself, from the fields it loaded (else `stamp` is called after it). A format may also
+// have `readChecked(r, i, m)`: `looks` and `read` in one, `MISFIT` when m does not fit.
+
+/** What `read` returns when it wrote message i's stamp. */
+const STAMPED = 1;
+/** What a checked read returns for a message not of its format (nothing was read). */
+const MISFIT = 2;
 
 /** Part and block types that only some formats use; other types do not discriminate. */
 const PART_FORMATS = table({
@@ -367,13 +374,20 @@ function openaiRole(role) {
   }
 }
 
-function readOpenAI(r, i, m) {
+/**
+ * `check`: first whether m fits the format at all (`looksOpenAI` on the fields read here:
+ * `MISFIT` when not). Writes its stamp (the fields of `READERS.openai.stamp`) from the same
+ * loads: `STAMPED`.
+ */
+function readOpenAI(r, i, m, check) {
   // Each field is read once: messages from several sources have many shapes, and every
   // read of a field is a lookup then.
   const name = m.role;
   const role = openaiRole(name);
-  if (role === undefined) throw roleError(i, name, "system, developer, user, assistant, tool");
   const content = m.content;
+  if (check && (role === undefined || m.type !== undefined || m.parts !== undefined ||
+    (typeof content !== "string" && !partsFit(content, "openai")))) return MISFIT;
+  if (role === undefined) throw roleError(i, name, "system, developer, user, assistant, tool");
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
@@ -385,8 +399,9 @@ function readOpenAI(r, i, m) {
   r.text(m.name);
   openaiContent(r, i, content);
   r.text(m.refusal);
+  let calls, callId;
   if (role === ASSISTANT) {
-    const calls = m.tool_calls;
+    calls = m.tool_calls;
     if (calls !== undefined && calls !== null) {
       if (!Array.isArray(calls)) throw bad(i, `tool_calls must be an array, got ${describe(calls)}`);
       for (const call of calls) {
@@ -408,13 +423,23 @@ function readOpenAI(r, i, m) {
       r.text(jsonText(legacy.arguments));
     }
   } else if (name === "tool") {
-    const id = linkId(m.tool_call_id);
+    callId = m.tool_call_id;
+    const id = linkId(callId);
     if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
     r.link(RESULT, id);
     r.text(id);
   } else if (name === "function") {
     r.link(RESULT, `function:${m.name}`);
   }
+  stampWith(r.stamps, i * STAMP, content, name, calls, callId);
+  return STAMPED;
+}
+
+/** Message m's stamp fields, as `readOpenAI` writes them: its calls only for an assistant,
+ * the call it answers only for a tool result (the only roles whose reading uses them). */
+function stampOpenAI(m, s, k, w) {
+  const name = m.role;
+  return w(s, k, m.content, name, name === "assistant" ? m.tool_calls : undefined, name === "tool" ? m.tool_call_id : undefined);
 }
 
 function looksOpenAI(m) {
@@ -797,10 +822,7 @@ function looksLangChain(m) {
  * `sameWith` compares them with what is there.
  */
 const READERS = {
-  openai: {
-    read: readOpenAI, looks: looksOpenAI,
-    stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.tool_calls, m.tool_call_id),
-  },
+  openai: { read: readOpenAI, looks: looksOpenAI, stamp: stampOpenAI, readChecked: (r, i, m) => readOpenAI(r, i, m, true) },
   anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
@@ -885,30 +907,60 @@ function formatNames(mask) {
  * i fits among those in `checked[i]` (known from an earlier reading, or 0); only formats
  * still possible are checked, and what was checked is recorded for the next calls. Reports
  * the first message that no format shared with those before it fits.
+ *
+ * With `fresh` (`fresh[i] < 0`: message i is to be read afresh), a fresh message met once a
+ * single format is left is not checked here but by its reader as it reads it (its own loads
+ * of the fields, see `readChecked`), and marked as fitting: from `deferFrom` on. A reader
+ * that finds it does not fit reports it through `misfit`, as this would have.
  */
-function detect(items, masks, checked) {
+function detect(items, masks, checked, fresh) {
   let possible = ALL_FORMATS;
   let decided = -1;
+  let deferFrom = items.length;
   for (let i = 0; i < items.length; i++) {
     const unknown = possible & ~checked[i];
     if (unknown !== 0) {
+      if (fresh !== undefined && fresh[i] < 0 && (possible & (possible - 1)) === 0) {
+        if (deferFrom > i) deferFrom = i;
+        masks[i] |= possible;
+        checked[i] |= possible;
+        continue;
+      }
       masks[i] |= fitMask(i, items[i], unknown);
       checked[i] |= unknown;
     }
     const next = possible & masks[i];
     if (next === possible) continue;
-    if (next === 0) {
-      const all = masks[i] | fitMask(i, items[i], ALL_FORMATS & ~checked[i]);
-      if (all === 0) {
-        throw bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
-      }
-      throw new ReduceError("INVALID_MESSAGES",
-        `messages mix formats: message ${i} looks like ${formatNames(all).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
-    }
+    if (next === 0) throw mixError(i, items[i], masks[i] | fitMask(i, items[i], ALL_FORMATS & ~checked[i]), possible, decided);
     decided = i;
     possible = next;
   }
-  return FORMATS[31 - Math.clz32(possible & -possible)];
+  return { format: FORMATS[31 - Math.clz32(possible & -possible)], possible, decided, deferFrom };
+}
+
+/** Message i fits the formats `fits` and none of `possible`, those of messages ≤ `decided`. */
+function mixError(i, m, fits, possible, decided) {
+  if (fits === 0) {
+    return bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
+  }
+  return new ReduceError("INVALID_MESSAGES",
+    `messages mix formats: message ${i} looks like ${formatNames(fits).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
+}
+
+/** The error `detect` reports for message i, deferred to its reader, which found it does not
+ * fit the one format left (`detected`). */
+function misfit(i, m, detected) {
+  return mixError(i, m, fitMask(i, m, ALL_FORMATS & ~detected.possible), detected.possible, detected.decided);
+}
+
+/**
+ * Before an error reading message i is thrown: the first message after it whose check was
+ * deferred and that does not fit is the error `detect` would have reported first.
+ */
+function checkDeferred(items, from, i, detected) {
+  for (let j = Math.max(i + 1, detected.deferFrom); j < items.length; j++) {
+    if (from[j] < 0 && fitMask(j, items[j], detected.possible) === 0) throw misfit(j, items[j], detected);
+  }
 }
 
 // ---- Readings kept between calls ------------------------------------------------------
@@ -1075,9 +1127,11 @@ export function readMessages(messages, options) {
     align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
   }
   checkObjects(items, from);
-  // The format: for auto, from every message's fit mask (kept ones are known).
+  // The format: for auto, from every message's fit mask (kept ones are known; fresh ones,
+  // once one format is left, are checked by their reader).
   const masks = new Uint8Array(n), checked = new Uint8Array(n);
   let format = options.format;
+  let detected;
   if (format === "auto") {
     if (prev !== undefined) {
       const oldMasks = prev.reading.masks, oldChecked = prev.reading.checked;
@@ -1089,8 +1143,10 @@ export function readMessages(messages, options) {
         }
       }
     }
-    format = detect(items, masks, checked);
+    detected = detect(items, masks, checked, countTokens === undefined ? from : undefined);
+    format = detected.format;
   }
+  const deferFrom = detected !== undefined ? detected.deferFrom : n;
   if (prev !== undefined && format !== prev.reading.format) {
     from.fill(-1);
     prev = undefined;
@@ -1116,7 +1172,20 @@ export function readMessages(messages, options) {
       r.pieceStart.fill(r.texts.length, i, i + run);
       i += run;
     } else {
-      readFresh(r, reader, i, items[i], given !== undefined && given[i] >= 0, countTokens);
+      const check = i >= deferFrom;
+      let fits;
+      try {
+        fits = readFresh(r, reader, i, items[i], given !== undefined && given[i] >= 0, countTokens, check);
+      } catch (e) {
+        // Which error `detect` would have reported first: this message's own check (it
+        // could not be read, or does not fit), else a later message's, else the reading's.
+        if (deferFrom < n) {
+          if (check && fitMask(i, items[i], detected.possible) === 0) throw misfit(i, items[i], detected);
+          checkDeferred(items, from, i, detected);
+        }
+        throw e;
+      }
+      if (!fits) throw misfit(i, items[i], detected);
       i++;
     }
   }
@@ -1126,18 +1195,22 @@ export function readMessages(messages, options) {
 }
 
 /** Reads message i afresh (`counted`: its count is given), with its stamp and, from the
- * caller's `countTokens`, its count. */
-function readFresh(r, reader, i, m, counted, countTokens) {
+ * caller's `countTokens`, its count. `check`: whether it is first to be checked to fit the
+ * reader's format (false, nothing read, when it does not). */
+function readFresh(r, reader, i, m, counted, countTokens, check) {
   r.linkStart[i] = r.linkLength;
   r.pieceStart[i] = r.texts.length;
   r.collectTexts = !counted && countTokens === undefined;
-  readOne(reader, r, i, m);
-  try {
-    reader.stamp(m, r.stamps, i * STAMP, stampWith);
-  } catch (e) {
-    throw bad(i, `could not be read: ${reason(e)}`);
+  const read = readOne(reader, r, i, m, check);
+  if (read === MISFIT) return false;
+  if (read !== STAMPED) {
+    try {
+      reader.stamp(m, r.stamps, i * STAMP, stampWith);
+    } catch (e) {
+      throw bad(i, `could not be read: ${reason(e)}`);
+    }
   }
-  if (counted || countTokens === undefined) return;
+  if (counted || countTokens === undefined) return true;
   // The user's own function: what it throws reaches the caller unchanged.
   const c = countTokens(m, i);
   if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
@@ -1146,6 +1219,7 @@ function readFresh(r, reader, i, m, counted, countTokens) {
       i, "countTokens");
   }
   r.raw[i] = c;
+  return true;
 }
 
 /**
@@ -1159,9 +1233,13 @@ export function remember(reading, tokens) {
   if (reading.keep && reading.n > 0) keepReading(reading);
 }
 
-function readOne(reader, r, i, m) {
+/** Reads message i (`check`: if it fits the reader's format); what `read` returns, or
+ * `MISFIT`. */
+function readOne(reader, r, i, m, check) {
   try {
-    reader.read(r, i, m);
+    if (!check) return reader.read(r, i, m);
+    if (reader.readChecked !== undefined) return reader.readChecked(r, i, m);
+    return reader.looks(m) ? reader.read(r, i, m) : MISFIT;
   } catch (e) {
     if (e instanceof ReduceError) throw e;
     throw bad(i, `could not be read: ${reason(e)}`);
