@@ -24,6 +24,11 @@ use decode::{decode_config, decode_for_reduction, decode_messages, set, Call};
 use encode::{core_events, encode_result, Writings};
 use js::Reading;
 
+/// The allocator: talc in place of Rust's default dlmalloc, a third of its size and faster
+/// (the module is single-threaded).
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
