@@ -425,8 +425,9 @@ test("a truncation that leaves the oldest messages unestimated decides as one th
   for (let k = 0; k < cases; k++) {
     const format = formats[k % formats.length];
     const history = [];
-    // Long enough that more than `FEW` (estimating.rs) messages lack a count.
-    const length = 300 + int(400);
+    // Most long enough that the texts without a count are longer than `FEW_UNITS`
+    // (estimating.rs): those are estimated only as far as they decide.
+    const length = 40 + int(600);
     while (history.length < length) history.push(...write[format](steps(rand), history.length === 0 && rand() < 0.6));
     const total = estimateTokens(history);
     const config = { maxTokens: Math.max(20, Math.floor(total * (0.05 + rand() * 0.9))), keepLast: int(3), format: rand() < 0.5 ? "auto" : format };

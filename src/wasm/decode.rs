@@ -230,10 +230,11 @@ fn decode_with(
         }
     }
     let given_any = Array::is_array(&call.callbacks.token_counts);
-    // A few new messages (a growing history) are cheaper to estimate than to choose among.
+    // A few short new messages (a growing history) are cheaper to estimate than to choose
+    // among.
     let pending = if decisive
-        && missing.len() > estimating::FEW
         && estimating::decisive_allowed(config, counted || given_any)
+        && reading.units(&missing) > estimating::FEW_UNITS
     {
         estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)
     } else {

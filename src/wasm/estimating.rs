@@ -96,9 +96,10 @@ impl Estimating {
     }
 }
 
-/// Up to this many messages without a count are all estimated: choosing costs a pass over
-/// the history's structure.
-pub const FEW: usize = 256;
+/// Messages without a count whose texts are this short in all (UTF-16 code units: tens of
+/// microseconds to encode and weigh) are all estimated: choosing costs a pass over the
+/// history's structure and a result whose `tokensBefore` is completed late.
+pub const FEW_UNITS: f64 = 8192.0;
 
 /// Whether a reduction under `config` may leave the oldest messages unestimated: a
 /// `truncate` that allows it (`truncate::can_leave_oldest_uncounted`), the built-in class

@@ -60,6 +60,9 @@ extern "C" {
     /// Encodes the texts of messages `indices` into `bytes` and `piece_lengths`.
     #[wasm_bindgen(method)]
     pub fn encode(this: &Reading, indices: &[u32]);
+    /// The length of the texts of messages `indices` (UTF-16 code units).
+    #[wasm_bindgen(method)]
+    pub fn units(this: &Reading, indices: &[u32]) -> f64;
     /// Lets the texts go: every message that needs an estimate has one.
     #[wasm_bindgen(method, js_name = dropTexts)]
     pub fn drop_texts(this: &Reading);

@@ -200,6 +200,11 @@ class Reading {
     return this.linkStart;
   }
 
+  /** The length of the texts of messages `indices` (UTF-16 code units). */
+  units(indices) {
+    return textUnits(this.texts, this.pieceStart, indices);
+  }
+
   /**
    * The texts of messages `indices` (in that order), as UTF-8 in `bytes`, each piece
    * encoded straight into one buffer; `pieceLengths` are their byte lengths.
@@ -1253,13 +1258,19 @@ let BUFFER = new Uint8Array(1 << 16);
 /** Buffers up to this size are kept for the next call; larger ones are let go. */
 const KEEP_BUFFER = 16 << 20;
 
-/** A buffer for the UTF-8 of the texts of messages `indices`: their UTF-16 length in bytes
- * (all ASCII fits). */
-function textBuffer(texts, starts, indices) {
+/** The UTF-16 length of the texts of messages `indices`. */
+function textUnits(texts, starts, indices) {
   let units = 0;
   for (let k = 0; k < indices.length; k++) {
     for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts[q].length;
   }
+  return units;
+}
+
+/** A buffer for the UTF-8 of the texts of messages `indices`: their UTF-16 length in bytes
+ * (all ASCII fits). */
+function textBuffer(texts, starts, indices) {
+  const units = textUnits(texts, starts, indices);
   if (BUFFER.length >= units) return BUFFER;
   const buffer = new Uint8Array(Math.max(units, BUFFER.length * 2));
   if (buffer.length <= KEEP_BUFFER) BUFFER = buffer;
