@@ -1012,6 +1012,17 @@ function previousReading(items, key, countTokens) {
   return undefined;
 }
 
+/**
+ * Link ids as numbers for a reading that takes over from none: the latest reading's, when
+ * it is not mostly ids of messages long gone. New copies of the same conversation (an app
+ * that rebuilds its message objects) then find their ids numbered already; numbers stand
+ * for ids only within one reading, so sharing them across conversations is harmless.
+ */
+function linkKeys() {
+  const latest = RECENT[0];
+  return latest !== undefined && latest.keys.size <= latest.linkLength + 4096 ? latest.keys : new Map();
+}
+
 /** Keeps `reading` for the next calls, in place of the one it took over from. */
 function keepReading(reading) {
   const first = reading.items[0];
@@ -1158,7 +1169,7 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  const r = new Reading(n, options, before !== undefined ? before.keys : new Map());
+  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys());
   r.format = format;
   r.items = items;
   r.masks = masks;
