@@ -1050,6 +1050,13 @@ function align(items, prev, start, stamp, from, counts) {
   const n = items.length, m = old.length;
   let j = start, scanned = 0, where;
   for (let i = 0; i < n; i++) {
+    // Messages in their places, unchanged (the usual case: a history that grew): one loop.
+    const end = sameRun(items, i, prev, j, stamp, from, counts);
+    if (end > i) {
+      j += end - i;
+      i = end - 1;
+      continue;
+    }
     const msg = items[i];
     let k = -1;
     if (j < m && old[j] === msg) k = j;
@@ -1072,22 +1079,28 @@ function align(items, prev, start, stamp, from, counts) {
 }
 
 /**
- * Whether `items` are the messages `prev` read, in order, each unchanged (its stamp) and
- * counted (by `prev`, or by `given`): `align` finding every message in its place, in one
- * tight loop.
+ * How far messages `items[i …]` are messages `prev.items[j …]`, each unchanged (its stamp)
+ * and counted (by `prev`, or by `counts`); `from` (if given) records them. Stops at the
+ * first that is not, or whose fields throw (it is then read afresh, which reports it).
  */
-function allUnchanged(items, prev, given) {
-  const n = items.length, old = prev.items, raw = prev.raw, stamps = prev.stamps, stamp = READERS[prev.format].stamp;
-  if (prev.n !== n) return false;
+function sameRun(items, i, prev, j, stamp, from, counts) {
+  const old = prev.items, raw = prev.raw, stamps = prev.stamps;
+  const n = items.length, m = old.length;
   try {
-    for (let i = 0, k = 0; i < n; i++, k += STAMP) {
-      const m = items[i];
-      if (m !== old[i] || (raw[i] < 0 && !(given !== undefined && given[i] >= 0)) || !stamp(m, stamps, k, sameWith)) return false;
+    for (; i < n && j < m; i++, j++) {
+      const msg = items[i];
+      if (msg !== old[j] || (raw[j] < 0 && !(counts !== undefined && counts[i] >= 0)) || !stamp(msg, stamps, j * STAMP, sameWith)) break;
+      if (from !== undefined) from[i] = j;
     }
   } catch {
-    return false; // read afresh below, which reports what throws
+    // items[i] is read afresh
   }
-  return true;
+  return i;
+}
+
+/** Whether `items` are the messages `prev` read, in order, each unchanged and counted. */
+function allUnchanged(items, prev, given) {
+  return prev.n === items.length && sameRun(items, 0, prev, 0, READERS[prev.format].stamp, undefined, given) === items.length;
 }
 
 /** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
