@@ -215,6 +215,41 @@ test("a long history edited in place is read again where it changed", () => {
   assert.equal(count(), fresh(), "a replaced message");
 });
 
+test("a growing history read again after a failed call, and after a branch, reads as fresh copies", () => {
+  // A history that grew goes on with the reading of the call before (reader.js shares what
+  // it read of the unchanged messages): what a failed call or another branch added must
+  // not leak into the next reading.
+  const history = [{ role: "system", content: "Be brief." }];
+  for (let k = 0; k < 30; k++) {
+    history.push({ role: "user", content: `question ${k} ${"lorem ".repeat(k % 7)}` });
+    history.push({ role: "assistant", content: null, tool_calls: [{ id: `c${k}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    history.push({ role: "tool", tool_call_id: `c${k}`, content: `result ${k} ${"ipsum ".repeat(k % 5)}` });
+  }
+  const config = { maxTokens: 400 };
+  const same = (messages, what) => {
+    const r = reduceSync(messages, config);
+    const f = reduceSync(structuredClone(messages), config);
+    assert.deepEqual(r.kept, f.kept, what);
+    assert.equal(r.tokensAfter, f.tokensAfter, what);
+    assert.equal(estimateTokens(messages), estimateTokens(structuredClone(messages)), what);
+  };
+  same(history, "the first call");
+  // A call that fails after reading its messages (a budget it cannot meet), and one that
+  // fails reading them, after the first new one.
+  const failing = [...history, { role: "user", content: "one more, in other words" }];
+  assert.throws(() => reduceSync(failing, { ...config, onOverBudget: "error", maxTokens: 1 }), (e) => e.code === "BUDGET_UNREACHABLE");
+  assert.throws(() => reduceSync([...failing, { role: "narrator", content: "x" }], config), (e) => e.code === "INVALID_MESSAGE");
+  history.push({ role: "user", content: "and the weather tomorrow, in more words than before" });
+  same(history, "grown after a failed call");
+  // Two branches from the same messages.
+  const a = [...history, { role: "assistant", content: "branch a, a short answer" }];
+  const b = [...history, { role: "assistant", content: "branch b, an answer that is much longer than the other one".repeat(9) }];
+  same(a, "branch a");
+  same(b, "branch b");
+  same(a, "branch a again");
+  same(history, "the trunk again");
+});
+
 test("a truncation's tokensBefore is the full estimate, read late, frozen or assigned", () => {
   // Only what decides a truncation is estimated before it returns; the rest when
   // tokensBefore is first read (see README, Performance).

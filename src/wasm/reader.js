@@ -77,7 +77,8 @@ class Reading {
     this.given = new Float64Array(0);
     // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]].
     this.pieceStart = new Uint32Array(n + 1);
-    this.stamps = new Array(n * STAMP);
+    // Written in message order (STAMP slots each), so always appended.
+    this.stamps = [];
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
     this.linkStart = new Uint32Array(n + 1);
     this.linkData = new Uint32Array(Math.max(32, n * 2));
@@ -155,13 +156,24 @@ class Reading {
     this.images.set(from.images.subarray(j, end), i);
     if (this.lengthMode) this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
     this.raw.set(from.raw.subarray(j, end), i);
-    const stamps = this.stamps, old = from.stamps;
-    for (let s = i * STAMP, t = j * STAMP, e = end * STAMP; t < e; s++, t++) stamps[s] = old[t];
+    const old = from.stamps;
+    if (i === 0 && j === 0 && end === from.n) {
+      // The whole of `from`, first (a history that grew): its stamps array goes on with this
+      // reading's. `from` reads only its own first n stamps, and this reading writes every
+      // one after them before it reads them; what a reading that was not kept (a failed
+      // call) wrote there is let go.
+      old.length = end * STAMP;
+      this.stamps = old;
+    } else {
+      const stamps = this.stamps;
+      for (let s = i * STAMP, t = j * STAMP, e = end * STAMP; t < e; s++, t++) stamps[s] = old[t];
+    }
     const first = from.linkStart[j], last = from.linkStart[end];
     const at = this.linkLength;
     if (at + last - first > this.linkData.length) this.growLinks(at + last - first);
     this.linkData.set(from.linkData.subarray(first, last), at);
-    for (let k = 0; k < count; k++) this.linkStart[i + k] = at + from.linkStart[j + k] - first;
+    if (at === first) this.linkStart.set(from.linkStart.subarray(j, end), i);
+    else for (let k = 0; k < count; k++) this.linkStart[i + k] = at + from.linkStart[j + k] - first;
     this.linkLength = at + last - first;
   }
 
