@@ -190,6 +190,11 @@ test("arrays and configs that misbehave while being read", () => {
   assert.throws(() => analyze(huge), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
   const flaky = { get maxTokens() { throw new Error("nope"); } };
   assert.throws(() => reduceSync([{ role: "user", content: "a" }], flaky), (e) => e.code === "INVALID_CONFIG" && e.field === "maxTokens");
+  // Options are all read at once, but reported in the order they are checked.
+  const both = { strategy: "bogus", get maxTokens() { throw new Error("nope"); } };
+  assert.throws(() => reduceSync([{ role: "user", content: "a" }], both), (e) => e.code === "INVALID_CONFIG" && e.field === "strategy");
+  const later = { get maxTokens() { throw new Error("nope"); }, onOverBudget: "never" };
+  assert.throws(() => reduceSync([{ role: "user", content: "a" }], later), (e) => e.code === "INVALID_CONFIG" && e.field === "maxTokens");
   let reads = 0;
   const changing = { maxTokens: 10, get countTokens() { reads++; return reads === 1 ? () => 1 : 5; } };
   assert.equal(estimateTokens([{ role: "user", content: "a" }], changing), 1, "each option is read once");

@@ -152,16 +152,22 @@ impl Default for Config {
     }
 }
 
-/// Reads options one by one and says precisely which one is wrong.
-struct Reader<F> {
-    read: F,
+/// How `Config::parse` reads the value of one option.
+type ReadOption<'a> = dyn FnMut(&'static str) -> Result<OptionValue, ReduceError> + 'a;
+
+/// Reads options one by one and says precisely which one is wrong. (Not generic over the
+/// reading function: one copy of the parser in the binary, whoever calls it.)
+struct Reader<'a, 'b> {
+    read: &'a mut ReadOption<'b>,
 }
 
-impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
+impl Reader<'_, '_> {
+    #[inline(never)]
     fn get(&mut self, key: &'static str) -> Result<OptionValue, ReduceError> {
         (self.read)(key)
     }
 
+    #[inline(never)]
     fn number(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
@@ -177,6 +183,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn positive(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
         match self.number(key)? {
             Some(n) if n <= 0.0 => Err(ReduceError::config(
@@ -187,6 +194,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn count(&mut self, key: &'static str) -> Result<Option<usize>, ReduceError> {
         match self.number(key)? {
             Some(n) if n.fract() != 0.0 || n > u32::MAX as f64 => Err(ReduceError::config(
@@ -197,6 +205,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
@@ -208,6 +217,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn text(&mut self, key: &'static str) -> Result<Option<String>, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
@@ -219,18 +229,25 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn choice<T: Copy>(
         &mut self,
         key: &'static str,
-        choices: &[(&str, T)],
+        choices: &[(&'static str, T)],
     ) -> Result<Option<T>, ReduceError> {
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+        Ok(self.choose(key, &names)?.map(|k| choices[k].1))
+    }
+
+    /// The index in `names` of option `key`'s value (the generic `choice` is only this).
+    fn choose(&mut self, key: &'static str, names: &[&str]) -> Result<Option<usize>, ReduceError> {
         let Some(s) = self.text(key)? else {
             return Ok(None);
         };
-        match choices.iter().find(|(name, _)| *name == s) {
-            Some((_, value)) => Ok(Some(*value)),
+        match names.iter().position(|name| *name == s) {
+            Some(k) => Ok(Some(k)),
             None => {
-                let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
                 Err(ReduceError::config(
                     key,
                     format!("{key} \"{s}\" is not one of {}", join(names, ", ")),
@@ -239,6 +256,7 @@ impl<F: FnMut(&'static str) -> Result<OptionValue, ReduceError>> Reader<F> {
         }
     }
 
+    #[inline(never)]
     fn function(&mut self, key: &'static str) -> Result<bool, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(false),
@@ -264,8 +282,12 @@ impl Config {
     /// (for `estimateTokens` and `analyze`).
     pub fn parse_with(
         need_trigger: bool,
-        read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
+        mut read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
     ) -> Result<Config, ReduceError> {
+        Config::parse_reading(need_trigger, &mut read)
+    }
+
+    fn parse_reading(need_trigger: bool, read: &mut ReadOption) -> Result<Config, ReduceError> {
         let mut r = Reader { read };
         let mut c = Config::default();
 
@@ -534,6 +556,57 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use OptionValue::*;
+
+    /// The keys `parse` reads, in order, given `pairs`.
+    fn keys_read(pairs: &[(&str, OptionValue)]) -> Vec<&'static str> {
+        let mut keys = Vec::new();
+        Config::parse(|key| {
+            keys.push(key);
+            Ok(pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(Missing, |(_, v)| v.clone()))
+        })
+        .unwrap();
+        keys
+    }
+
+    #[test]
+    fn every_option_is_read_once_in_one_order_whatever_the_values() {
+        // The boundary records this order once and reads every option in one call
+        // (`decode::OPTION_KEYS`): no option may be read only for some values of others.
+        let bare = keys_read(&[("maxTokens", Number(1000.0))]);
+        let full = keys_read(&[
+            ("strategy", Text("progressive".into())),
+            ("format", Text("openai".into())),
+            ("maxTokens", Number(1000.0)),
+            ("targetTokens", Number(500.0)),
+            ("targetMessages", Number(40.0)),
+            ("thresholdMessages", Number(3.0)),
+            ("keepSystem", Bool(false)),
+            ("keepLast", Number(2.0)),
+            ("startOn", Text("any".into())),
+            ("tokenCounts", Array),
+            ("countTokens", Function),
+            ("estimator", Text("length".into())),
+            ("charsPerToken", Number(3.0)),
+            ("tokenizer", Text("cl100k".into())),
+            (
+                "estimatorWeights",
+                Object(vec![("letter".into(), Number(0.2))]),
+            ),
+            ("calibration", Number(1.1)),
+            ("summarizer", Function),
+            ("summaryTag", Text("digest".into())),
+            ("onEvent", Function),
+        ]);
+        assert_eq!(bare, full);
+        let mut unique = bare.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), bare.len(), "an option read twice");
+        assert!(bare.len() >= 30, "{bare:?}");
+    }
 
     #[test]
     fn defaults_follow_the_spec() {

@@ -5,7 +5,10 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::estimating::{self, estimate_decisive, Estimating};
-use super::js::{option_entries, read_messages, read_option, remember, Reading, ReduceError};
+use super::js::{
+    option_entries, read_messages, read_option, read_options, remember, set_option_keys, Reading,
+    ReduceError,
+};
 use crate::config::{Config, OptionValue};
 use crate::error;
 use crate::estimate::Estimator;
@@ -76,8 +79,37 @@ fn option_value(config: &JsValue, key: &'static str, v: JsValue) -> Result<Optio
     })
 }
 
+/// Kinds of option values as `readOptions` (reader.js) reports them, by the same numbers.
+mod kind {
+    pub const MISSING: u8 = 0;
+    pub const BOOL: u8 = 1;
+    pub const NUMBER: u8 = 2;
+    pub const TEXT: u8 = 3;
+    pub const FUNCTION: u8 = 4;
+    pub const ARRAY: u8 = 5;
+    pub const OBJECT: u8 = 6;
+    pub const BIGINT: u8 = 7;
+    pub const SYMBOL: u8 = 8;
+    pub const THREW: u8 = 10;
+}
+
+thread_local! {
+    /// The option names in the order `Config::parse_with` reads them (recorded from the
+    /// parser itself), handed to `readOptions` once.
+    static OPTION_KEYS: Vec<&'static str> = {
+        let mut keys = Vec::new();
+        let _ = Config::parse_with(false, |key| {
+            keys.push(key);
+            Ok(OptionValue::Missing)
+        });
+        set_option_keys(&keys.iter().map(|k| JsValue::from_str(k)).collect());
+        keys
+    };
+}
+
 /// Reads and validates `config`. `need_trigger`: whether a missing trigger is an error.
-/// Every option is read once; the callbacks are kept as read.
+/// Every option is read once, all in one call to `readOptions`; the callbacks are kept as
+/// read.
 pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsValue> {
     if config.is_undefined() || config.is_null() {
         let config = Config::parse_with(need_trigger, |_| Ok(OptionValue::Missing))?;
@@ -93,30 +125,75 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
         )
         .into());
     }
+    let keys = OPTION_KEYS.with(|keys| keys.clone());
+    let mut kinds = vec![kind::MISSING; keys.len()];
+    let mut numbers = vec![0.0; keys.len()];
+    let values = read_options(config, &mut kinds, &mut numbers);
     let mut js_error: Option<JsValue> = None;
     let mut callbacks = Callbacks::default();
+    let mut next = 0;
     let parsed = Config::parse_with(need_trigger, |key| {
-        let raw = read_option(config, key).map_err(|e| {
-            js_error = Some(e);
+        // The parser asks in the recorded order; any other key is read on its own.
+        let at = if keys.get(next) == Some(&key) {
+            Some(next)
+        } else {
+            keys.iter().position(|k| *k == key)
+        };
+        let unreadable = |js_error: &mut Option<JsValue>, e: JsValue| {
+            *js_error = Some(e);
             error::ReduceError::config(key, "unreadable option")
-        })?;
-        match key {
-            "countTokens" => callbacks.count_tokens = raw.clone(),
-            "tokenCounts" => callbacks.token_counts = raw.clone(),
-            "summarizer" => callbacks.summarizer = raw.clone(),
-            "onEvent" => callbacks.on_event = raw.clone(),
-            "signal" => callbacks.signal = raw.clone(),
-            _ => {}
+        };
+        let Some(i) = at else {
+            let raw = read_option(config, key).map_err(|e| unreadable(&mut js_error, e))?;
+            keep_callback(&mut callbacks, key, &raw);
+            return option_value(config, key, raw).map_err(|e| unreadable(&mut js_error, e));
+        };
+        next = i + 1;
+        let k = kinds[i];
+        let callback = matches!(
+            key,
+            "countTokens" | "tokenCounts" | "summarizer" | "onEvent" | "signal"
+        );
+        let raw = if callback || matches!(k, kind::TEXT | kind::OBJECT | kind::THREW) {
+            values.get(i as u32)
+        } else {
+            JsValue::UNDEFINED
+        };
+        if callback {
+            keep_callback(&mut callbacks, key, &raw);
         }
-        option_value(config, key, raw).map_err(|e| {
-            js_error = Some(e);
-            error::ReduceError::config(key, "unreadable option")
+        Ok(match k {
+            kind::MISSING => OptionValue::Missing,
+            kind::BOOL => OptionValue::Bool(numbers[i] != 0.0),
+            kind::NUMBER => OptionValue::Number(numbers[i]),
+            kind::TEXT => OptionValue::Text(raw.as_string().unwrap_or_default()),
+            kind::FUNCTION => OptionValue::Function,
+            kind::ARRAY => OptionValue::Array,
+            kind::OBJECT => {
+                option_value(config, key, raw).map_err(|e| unreadable(&mut js_error, e))?
+            }
+            kind::BIGINT => OptionValue::Other("a bigint"),
+            kind::SYMBOL => OptionValue::Other("a symbol"),
+            kind::THREW => return Err(unreadable(&mut js_error, raw)),
+            _ => OptionValue::Other("an unsupported value"),
         })
     });
     match (parsed, js_error) {
         (_, Some(e)) => Err(e),
         (Err(e), None) => Err(e.into()),
         (Ok(config), None) => Ok(Call { config, callbacks }),
+    }
+}
+
+/// Keeps the value of a callback option (a function, the counts, the signal) as given.
+fn keep_callback(callbacks: &mut Callbacks, key: &str, raw: &JsValue) {
+    match key {
+        "countTokens" => callbacks.count_tokens = raw.clone(),
+        "tokenCounts" => callbacks.token_counts = raw.clone(),
+        "summarizer" => callbacks.summarizer = raw.clone(),
+        "onEvent" => callbacks.on_event = raw.clone(),
+        "signal" => callbacks.signal = raw.clone(),
+        _ => {}
     }
 }
 

@@ -1363,17 +1363,71 @@ export function readOption(config, key) {
   try {
     value = config[key];
   } catch (e) {
-    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
+    throw optionError(key, e);
   }
   return value;
 }
 
-/** The own enumerable entries of a plain object option, as `[key, value]` pairs. */
+function optionError(key, e) {
+  return new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
+}
+
+/** The option names, in the order the core reads them (`setOptionKeys`, once). */
+let OPTION_KEYS = [];
+
+export function setOptionKeys(keys) {
+  OPTION_KEYS = keys;
+}
+
+// Kinds of option values: the same numbers as `OptionKind` in decode.rs.
+const O_MISSING = 0, O_BOOL = 1, O_NUMBER = 2, O_TEXT = 3, O_FUNCTION = 4, O_ARRAY = 5, O_OBJECT = 6,
+  O_BIGINT = 7, O_SYMBOL = 8, O_OTHER = 9, O_THREW = 10;
+
+/**
+ * Reads every option of `config` in one pass (one crossing a call, not a few per option):
+ * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
+ * memory), and returns the values by index (undefined or null as given; the error of an
+ * option whose getter threw).
+ */
+export function readOptions(config, kinds, numbers) {
+  const keys = OPTION_KEYS;
+  const values = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    let v;
+    try {
+      v = config[keys[i]];
+    } catch (e) {
+      kinds[i] = O_THREW;
+      values[i] = optionError(keys[i], e);
+      continue;
+    }
+    let kind;
+    const type = typeof v;
+    if (v === undefined || v === null) kind = O_MISSING;
+    else if (type === "boolean") {
+      kind = O_BOOL;
+      numbers[i] = v ? 1 : 0;
+    } else if (type === "number") {
+      kind = O_NUMBER;
+      numbers[i] = v;
+    } else if (type === "string") kind = O_TEXT;
+    else if (type === "function") kind = O_FUNCTION;
+    else if (Array.isArray(v)) kind = O_ARRAY;
+    else if (type === "object") kind = O_OBJECT;
+    else if (type === "bigint") kind = O_BIGINT;
+    else if (type === "symbol") kind = O_SYMBOL;
+    else kind = O_OTHER;
+    kinds[i] = kind;
+    values[i] = v;
+  }
+  return values;
+}
+
 export function optionEntries(config, key, value) {
   try {
     return Object.entries(value);
   } catch (e) {
-    throw new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
+    throw optionError(key, e);
   }
 }
 
