@@ -60,7 +60,9 @@ let VERSIONS = 0;
  * read about the same, unchanged message objects (see `readMessages`).
  */
 class Reading {
-  constructor(n, options, keys) {
+  /** `stamps`: whether to make room for every message's stamp (not when the stamps of the
+   * reading taken over go on, see `take`). */
+  constructor(n, options, keys, stamps = true) {
     this.format = "";
     this.items = null;
     // Shared by the readings of calls on the same, unchanged messages (see `again`).
@@ -77,8 +79,8 @@ class Reading {
     this.given = new Float64Array(0);
     // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]].
     this.pieceStart = new Uint32Array(n + 1);
-    // Written in message order (STAMP slots each), so always appended.
-    this.stamps = [];
+    // Room for all (a grown array is copied as it grows); written in message order.
+    this.stamps = stamps ? new Array(n * STAMP) : [];
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
     this.linkStart = new Uint32Array(n + 1);
     this.linkData = new Uint32Array(Math.max(32, n * 2));
@@ -1194,7 +1196,12 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys());
+  // Whether the messages start with all those of the reading taken over, in place: its
+  // stamps then go on with this reading's (see `take`).
+  let first = 0;
+  while (first < n && from[first] === first) first++;
+  const continues = before !== undefined && before.n > 0 && first >= before.n;
+  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), !continues);
   r.format = format;
   r.items = items;
   r.masks = masks;
