@@ -620,3 +620,47 @@ fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
         assert_eq!(simd, scalar, "{text:?}");
     }
 }
+
+#[wasm_bindgen_test]
+fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
+    // reader.js encodes the texts to estimate (short ASCII ones by hand, the others with
+    // TextEncoder) and the core weighs the bytes: the same as weighing the Rust string.
+    use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};
+    // Mostly ASCII of every class (short ASCII texts take another way), some of the rest.
+    let alphabet: Vec<char> = "aZ09   \t\n{}\",.:-_!~  é漢ひ한。😀\u{a0}\u{7f}"
+        .chars()
+        .collect();
+    let mut seed: u32 = 777;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let w = Weights::default();
+    for case in 0..600 {
+        // Lengths around the short-piece limit (64) and well past it.
+        let len = (next() % 140) as usize;
+        let text: String = (0..len)
+            .map(|_| {
+                let r = next();
+                if r % 2 == 0 {
+                    alphabet[(r / 2) as usize % alphabet.len()]
+                } else {
+                    (b'a' + (r % 26) as u8) as char
+                }
+            })
+            .collect();
+        let message = Object::new();
+        Reflect::set(&message, &"role".into(), &"user".into()).unwrap();
+        Reflect::set(&message, &"content".into(), &text.as_str().into()).unwrap();
+        let got = wasm::estimate_tokens(&Array::of1(&message), None).unwrap();
+        let want = message_tokens(
+            text_weight("user", &w) + text_weight(&text, &w),
+            0,
+            3.0,
+            0.0,
+        );
+        assert_eq!(got, want, "case {case}: {text:?}");
+    }
+}
