@@ -61,19 +61,18 @@ impl Estimating {
             }
             Estimator::Classes(weights) => {
                 let scanner = Scanner::new(&weights);
-                reading.encode(indices);
                 let starts = reading.piece_start();
-                let lengths = reading.piece_lengths();
-                let bytes = reading.bytes();
+                let pieces_of = |i: usize| match (starts.get(i), starts.get(i + 1)) {
+                    (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
+                    _ => 0,
+                };
+                let pieces: usize = indices.iter().map(|&i| pieces_of(i as usize)).sum();
+                let (bytes, lengths) = encode(reading, indices, pieces);
                 let (mut at, mut piece) = (0, 0);
                 for &i in indices {
                     let i = i as usize;
-                    let pieces = match (starts.get(i), starts.get(i + 1)) {
-                        (Some(&a), Some(&b)) => b.saturating_sub(a),
-                        _ => 0,
-                    };
                     let mut weight = 0.0;
-                    for _ in 0..pieces {
+                    for _ in 0..pieces_of(i) {
                         let len = lengths.get(piece).copied().unwrap_or(0) as usize;
                         let end = (at + len).min(bytes.len());
                         weight += scanner.weigh_bytes(&bytes[at..end]);
@@ -93,6 +92,22 @@ impl Estimating {
             p.extend(w.values());
         }
         p
+    }
+}
+
+/// The texts of messages `indices` as UTF-8 (JavaScript encodes them straight into this
+/// memory), and the byte length of each of their `pieces`.
+fn encode(reading: &Reading, indices: &[u32], pieces: usize) -> (Vec<u8>, Vec<u32>) {
+    let mut lengths = vec![0u32; pieces];
+    // All ASCII fits in one byte a code unit; more room is asked for when it does not.
+    let mut bytes = vec![0u8; reading.units(indices) as usize];
+    loop {
+        let written = reading.encode_into(indices, &mut bytes, &mut lengths);
+        if written >= 0.0 {
+            bytes.truncate(written as usize);
+            return (bytes, lengths);
+        }
+        bytes.resize(bytes.len() + (-written) as usize, 0);
     }
 }
 

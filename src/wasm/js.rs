@@ -57,9 +57,16 @@ extern "C" {
     /// Message i's texts are pieces `piece_start[i]..piece_start[i + 1]`.
     #[wasm_bindgen(method, getter, js_name = pieceStart)]
     pub fn piece_start(this: &Reading) -> Vec<u32>;
-    /// Encodes the texts of messages `indices` into `bytes` and `piece_lengths`.
-    #[wasm_bindgen(method)]
-    pub fn encode(this: &Reading, indices: &[u32]);
+    /// Encodes the texts of messages `indices` as UTF-8 into `dest`, each piece's length
+    /// into `lengths`: the bytes written, or minus the room still needed (grow `dest`,
+    /// call again: it goes on where it stopped).
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    pub fn encode_into(
+        this: &Reading,
+        indices: &[u32],
+        dest: &mut [u8],
+        lengths: &mut [u32],
+    ) -> f64;
     /// The length of the texts of messages `indices` (UTF-16 code units).
     #[wasm_bindgen(method)]
     pub fn units(this: &Reading, indices: &[u32]) -> f64;
@@ -85,12 +92,6 @@ extern "C" {
     /// The function results call to complete a pending reading's `tokensBefore`.
     #[wasm_bindgen(js_name = setCompleter)]
     pub fn set_completer(complete: &js_sys::Function);
-    /// The byte length of each piece of `bytes`.
-    #[wasm_bindgen(method, getter, js_name = pieceLengths)]
-    pub fn piece_lengths(this: &Reading) -> Vec<u32>;
-    /// The UTF-8 of every text to estimate, piece after piece.
-    #[wasm_bindgen(method, getter)]
-    pub fn bytes(this: &Reading) -> Vec<u8>;
     /// `(key, kind)` pairs of every tool-call link, message after message.
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;

@@ -87,9 +87,9 @@ class Reading {
     this.linkLength = 0;
     // Link ids as small numbers; shared with the reading this one takes over from.
     this.keys = keys;
-    this.pieceLengths = [];
     this.texts = [];
-    this.bytes = null;
+    // Where an `encodeInto` that ran out of room goes on.
+    this.cursor = undefined;
     // Some messages left unestimated (a reduction that did not need them), and what
     // estimating them later takes (set by the core's boundary).
     this.pending = false;
@@ -220,27 +220,27 @@ class Reading {
   }
 
   /**
-   * The texts of messages `indices` (in that order), as UTF-8 in `bytes`, each piece
-   * encoded straight into one buffer; `pieceLengths` are their byte lengths.
+   * The texts of messages `indices` (in that order) as UTF-8 into `dest` (a view of wasm
+   * memory), piece after piece, each piece's byte length into `lengths`. Returns the bytes
+   * written; or, when `dest` is too short, minus the room still needed: the caller grows it
+   * and calls again, and the encoding goes on from the piece that did not fit.
    */
-  encode(indices) {
+  encodeInto(indices, dest, lengths) {
     const texts = this.texts, starts = this.pieceStart;
-    let pieces = 0;
-    for (let k = 0; k < indices.length; k++) pieces += starts[indices[k] + 1] - starts[indices[k]];
-    const lengths = new Uint32Array(pieces);
-    let bytes = textBuffer(texts, starts, indices);
-    let at = 0, p = 0;
-    for (let k = 0; k < indices.length; k++) {
-      for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) {
-        let piece = texts[q];
-        const start = at;
-        if (piece.length <= SHORT_PIECE && at + piece.length <= bytes.length) {
+    let { k, q, p, at } = this.cursor ?? { k: 0, q: -1, p: 0, at: 0 };
+    this.cursor = undefined;
+    for (; k < indices.length; k++, q = -1) {
+      const end = starts[indices[k] + 1];
+      if (q < 0) q = starts[indices[k]];
+      for (; q < end; q++) {
+        const piece = texts[q];
+        if (piece.length <= SHORT_PIECE && at + piece.length <= dest.length) {
           // A short ASCII piece (a role, an id, a name) is copied faster than encoded.
           let c = 0;
           while (c < piece.length) {
             const unit = piece.charCodeAt(c);
             if (unit >= 0x80) break;
-            bytes[at + c++] = unit;
+            dest[at + c++] = unit;
           }
           if (c === piece.length) {
             at += c;
@@ -248,21 +248,17 @@ class Reading {
             continue;
           }
         }
-        for (;;) {
-          const { read, written } = ENCODER.encodeInto(piece, bytes.subarray(at));
-          at += written;
-          if (read === piece.length) break;
-          piece = piece.slice(read);
-          const grown = new Uint8Array(Math.max(bytes.length * 2, at + piece.length * 3));
-          grown.set(bytes.subarray(0, at));
-          bytes = grown;
-          if (grown.length <= KEEP_BUFFER) BUFFER = grown;
+        const { read, written } = ENCODER.encodeInto(piece, dest.subarray(at));
+        if (read < piece.length) {
+          // Room for the rest at three bytes a code unit, from this piece on.
+          this.cursor = { k, q, p, at };
+          return -(3 * (piece.length + textUnits(texts, starts, indices.subarray(k + 1))) + 16 - (dest.length - at));
         }
-        lengths[p++] = at - start;
+        at += written;
+        lengths[p++] = written;
       }
     }
-    this.bytes = bytes.subarray(0, at);
-    this.pieceLengths = lengths;
+    return at;
   }
 
   setRaw(raw) {
@@ -277,8 +273,6 @@ class Reading {
   /** Done with the texts: every message that needs an estimate has one. */
   dropTexts() {
     this.texts = [];
-    this.bytes = null;
-    this.pieceLengths = null;
   }
 
 }
@@ -1290,8 +1284,6 @@ function readFresh(r, reader, i, m, counted, countTokens, check) {
  */
 export function remember(reading, tokens) {
   if (tokens.length > 0) reading.raw.set(tokens);
-  reading.bytes = null;
-  reading.pieceLengths = null;
   if (reading.keep && reading.n > 0) keepReading(reading);
 }
 
@@ -1309,13 +1301,8 @@ function readOne(reader, r, i, m, check) {
 }
 
 const ENCODER = new TextEncoder();
-/** Pieces up to this long are tried as ASCII first (`encode`). */
+/** Pieces up to this long are tried as ASCII first (`encodeInto`). */
 const SHORT_PIECE = 64;
-/** Reused between calls; grows when a call needs more. */
-let BUFFER = new Uint8Array(1 << 16);
-
-/** Buffers up to this size are kept for the next call; larger ones are let go. */
-const KEEP_BUFFER = 16 << 20;
 
 /** The UTF-16 length of the texts of messages `indices`. */
 function textUnits(texts, starts, indices) {
@@ -1324,16 +1311,6 @@ function textUnits(texts, starts, indices) {
     for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts[q].length;
   }
   return units;
-}
-
-/** A buffer for the UTF-8 of the texts of messages `indices`: their UTF-16 length in bytes
- * (all ASCII fits). */
-function textBuffer(texts, starts, indices) {
-  const units = textUnits(texts, starts, indices);
-  if (BUFFER.length >= units) return BUFFER;
-  const buffer = new Uint8Array(Math.max(units, BUFFER.length * 2));
-  if (buffer.length <= KEEP_BUFFER) BUFFER = buffer;
-  return buffer;
 }
 
 /** The most messages one call takes: far above any context window, far below memory. */
