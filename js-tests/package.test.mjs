@@ -248,6 +248,17 @@ test("a growing history read again after a failed call, and after a branch, read
   same(b, "branch b");
   same(a, "branch a again");
   same(history, "the trunk again");
+
+  // Messages that fit several formats, then ones that settle it: detection goes on from
+  // where the call before left it, and the format it settles on reads every message.
+  const plain = [];
+  for (let k = 0; k < 40; k++) plain.push({ role: k % 2 ? "assistant" : "user", content: `plain text ${k} ${"lorem ".repeat(k % 6)}` });
+  same(plain, "plain texts (openai by preference)");
+  plain.push({ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: { q: 1 } }] });
+  plain.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "done ".repeat(30) }] });
+  same(plain, "then Anthropic blocks");
+  const r = reduceSync(plain, { maxTokens: 60 });
+  assert.ok(r.kept.includes(plain.length - 2) === r.kept.includes(plain.length - 1), "the tool_use and its result stay together");
 });
 
 test("a truncation's tokensBefore is the full estimate, read late, frozen or assigned", () => {

@@ -71,8 +71,11 @@ class Reading {
     this.roles = new Uint8Array(n);
     this.flags = new Uint8Array(n);
     this.images = new Uint32Array(n);
-    this.masks = new Uint8Array(n);
-    this.checked = new Uint8Array(n);
+    // The formats each message fits, of those checked (set by readMessages).
+    this.masks = null;
+    this.checked = null;
+    // Where auto-detection ended (see `detect`).
+    this.detected = undefined;
     // Length mode's estimates, summed as the texts are read (empty otherwise).
     this.lengthTokens = new Float64Array(options.lengthMode ? n : 0);
     this.raw = new Float64Array(n).fill(-1);
@@ -189,6 +192,7 @@ class Reading {
     r.images = this.images;
     r.masks = this.masks;
     r.checked = this.checked;
+    r.detected = this.detected;
     r.lengthTokens = this.lengthTokens;
     r.raw = this.raw;
     r.stamps = this.stamps;
@@ -938,13 +942,14 @@ function formatNames(mask) {
  * With `fresh` (`fresh[i] < 0`: message i is to be read afresh), a fresh message met once a
  * single format is left is not checked here but by its reader as it reads it (its own loads
  * of the fields, see `readChecked`), and marked as fitting: from `deferFrom` on. A reader
- * that finds it does not fit reports it through `misfit`, as this would have.
+ * that finds it does not fit reports it through `misfit`, as this would have. `start`: where
+ * an earlier detection over the same first messages ended (it goes on from there).
  */
-function detect(items, masks, checked, fresh) {
-  let possible = ALL_FORMATS;
-  let decided = -1;
+function detect(items, masks, checked, fresh, start) {
+  let possible = start !== undefined ? start.possible : ALL_FORMATS;
+  let decided = start !== undefined ? start.decided : -1;
   let deferFrom = items.length;
-  for (let i = 0; i < items.length; i++) {
+  for (let i = start !== undefined ? start.n : 0; i < items.length; i++) {
     const unknown = possible & ~checked[i];
     if (unknown !== 0) {
       if (fresh !== undefined && fresh[i] < 0 && (possible & (possible - 1)) === 0) {
@@ -962,7 +967,7 @@ function detect(items, masks, checked, fresh) {
     decided = i;
     possible = next;
   }
-  return { format: FORMATS[31 - Math.clz32(possible & -possible)], possible, decided, deferFrom };
+  return { format: FORMATS[31 - Math.clz32(possible & -possible)], possible, decided, deferFrom, n: items.length };
 }
 
 /** Message i fits the formats `fits` and none of `possible`, those of messages ≤ `decided`. */
@@ -1178,23 +1183,33 @@ export function readMessages(messages, options) {
     align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
   }
   checkObjects(items, from);
+  // Whether the messages start with all those of the reading taken over, in place (a
+  // history that grew): what was read of them goes on (see `take`, and `detect` below).
+  let first = 0;
+  while (first < n && from[first] === first) first++;
+  const continues = prev !== undefined && prev.reading.n > 0 && first >= prev.reading.n;
   // The format: for auto, from every message's fit mask (kept ones are known; fresh ones,
   // once one format is left, are checked by their reader).
   const masks = new Uint8Array(n), checked = new Uint8Array(n);
   let format = options.format;
   let detected;
   if (format === "auto") {
+    let start;
     if (prev !== undefined) {
       const oldMasks = prev.reading.masks, oldChecked = prev.reading.checked;
-      for (let i = 0; i < n; i++) {
+      masks.set(oldMasks.subarray(0, first));
+      checked.set(oldChecked.subarray(0, first));
+      for (let i = first; i < n; i++) {
         const k = from[i];
         if (k >= 0) {
           masks[i] = oldMasks[k];
           checked[i] = oldChecked[k];
         }
       }
+      // Detection over the same messages ends as it did: it goes on from there.
+      if (continues && prev.reading.detected !== undefined) start = prev.reading.detected;
     }
-    detected = detect(items, masks, checked, countTokens === undefined ? from : undefined);
+    detected = detect(items, masks, checked, countTokens === undefined ? from : undefined, start);
     format = detected.format;
   }
   const deferFrom = detected !== undefined ? detected.deferFrom : n;
@@ -1204,16 +1219,12 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  // Whether the messages start with all those of the reading taken over, in place: its
-  // stamps then go on with this reading's (see `take`).
-  let first = 0;
-  while (first < n && from[first] === first) first++;
-  const continues = before !== undefined && before.n > 0 && first >= before.n;
-  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), !continues);
+  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), !(before !== undefined && continues));
   r.format = format;
   r.items = items;
   r.masks = masks;
   r.checked = checked;
+  r.detected = detected;
   r.key = key;
   r.countTokens = countTokens;
   if (given !== undefined) r.given = given;
