@@ -90,6 +90,9 @@ class Reading {
     this.linkLength = 0;
     // Link ids as small numbers; shared with the reading this one takes over from.
     this.keys = keys;
+    // (id, number) of the calls of the latest message read with calls (see `call`).
+    this.recentCalls = [];
+    this.recentOf = -1;
     this.texts = [];
     // Where an `encodeInto` that ran out of room goes on.
     this.cursor = undefined;
@@ -129,12 +132,45 @@ class Reading {
     this.images[this.index] += 1;
   }
 
+  /** A link (a call or a result) of the message being read, by id; returns the id's number
+   * (`keys`). */
   link(kind, id) {
     let key = this.keys.get(id);
     if (key === undefined) {
       key = this.keys.size;
       this.keys.set(id, key);
     }
+    this.linkKey(kind, key);
+    return key;
+  }
+
+  /**
+   * A call of the message being read: linked, and remembered with the other calls of its
+   * message, which the results after it find without a lookup.
+   */
+  call(id) {
+    const recent = this.recentCalls;
+    if (this.recentOf !== this.index) {
+      recent.length = 0;
+      this.recentOf = this.index;
+    }
+    recent.push(id, this.link(CALL, id));
+  }
+
+  /** A result for call `id`: the number of its call among the latest calls, else a lookup
+   * (the same number: ids keep theirs). */
+  result(id) {
+    const recent = this.recentCalls;
+    for (let c = 0; c < recent.length; c += 2) {
+      if (recent[c] === id) {
+        this.linkKey(RESULT, recent[c + 1]);
+        return;
+      }
+    }
+    this.link(RESULT, id);
+  }
+
+  linkKey(kind, key) {
     let data = this.linkData;
     const at = this.linkLength;
     if (at + 2 > data.length) data = this.growLinks(at + 2);
@@ -438,7 +474,7 @@ function readOpenAI(r, i, m, check) {
       for (const call of calls) {
         const id = call !== null && typeof call === "object" ? linkId(call.id) : undefined;
         if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
-        r.link(CALL, id);
+        r.call(id);
         r.text(id);
         const fn = call.function;
         if (fn !== null && typeof fn === "object") {
@@ -449,7 +485,7 @@ function readOpenAI(r, i, m, check) {
     }
     const legacy = m.function_call;
     if (legacy !== null && typeof legacy === "object") {
-      r.link(CALL, `function:${legacy.name}`);
+      r.call(`function:${legacy.name}`);
       r.text(legacy.name);
       r.text(jsonText(legacy.arguments));
     }
@@ -457,10 +493,10 @@ function readOpenAI(r, i, m, check) {
     callId = m.tool_call_id;
     const id = linkId(callId);
     if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
-    r.link(RESULT, id);
+    r.result(id);
     r.text(id);
   } else if (name === "function") {
-    r.link(RESULT, `function:${m.name}`);
+    r.result(`function:${m.name}`);
   }
   stampWith(r.stamps, i * STAMP, content, name, calls, callId);
   return STAMPED;
@@ -525,21 +561,21 @@ function readResponses(r, i, m) {
   }
   if (type === "mcp_approval_request") {
     r.begin(i, ASSISTANT, 0);
-    r.link(CALL, `approval:${m.id}`);
+    r.call(`approval:${m.id}`);
     r.text(m.name);
     r.text(jsonText(m.arguments));
     return;
   }
   if (type === "mcp_approval_response") {
     r.begin(i, TOOL, 0);
-    r.link(RESULT, `approval:${m.approval_request_id}`);
+    r.result(`approval:${m.approval_request_id}`);
     return;
   }
   if (type.endsWith("_call_output")) {
     const id = linkId(m.call_id);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
     r.begin(i, TOOL, 0);
-    r.link(RESULT, id);
+    r.result(id);
     r.text(id);
     payload(r, m.output);
     return;
@@ -549,7 +585,7 @@ function readResponses(r, i, m) {
     const id = linkId(m.call_id);
     // Calls the API runs itself (web search, file search, …) have no output item.
     if (id !== undefined) {
-      r.link(CALL, id);
+      r.call(id);
       r.text(id);
     }
     r.text(m.name);
@@ -597,7 +633,7 @@ function readAnthropic(r, i, m) {
       case "tool_use": case "server_tool_use": case "mcp_tool_use": {
         const id = linkId(b.id);
         if (id === undefined) throw bad(i, `a ${b.type} block needs an id`);
-        r.link(CALL, id);
+        r.call(id);
         r.text(id);
         r.text(b.name);
         r.text(jsonText(b.input));
@@ -606,7 +642,7 @@ function readAnthropic(r, i, m) {
       case "tool_result": case "web_search_tool_result": case "mcp_tool_result": {
         const id = linkId(b.tool_use_id);
         if (id === undefined) throw bad(i, `a ${b.type} block needs tool_use_id, the id of its tool_use`);
-        r.link(RESULT, id);
+        r.result(id);
         r.text(id);
         payload(r, b.content);
         break;
@@ -621,7 +657,7 @@ function readAnthropic(r, i, m) {
         if (typeof b.text === "string") r.text(b.text);
         else if (b.type && b.type.endsWith("_tool_result")) {
           const id = linkId(b.tool_use_id);
-          if (id !== undefined) r.link(RESULT, id);
+          if (id !== undefined) r.result(id);
           payload(r, b.content);
         }
     }
@@ -661,7 +697,7 @@ function readVercel(r, i, m) {
       case "tool-call": {
         const id = linkId(p.toolCallId);
         if (id === undefined) throw bad(i, "a tool-call part needs toolCallId");
-        r.link(CALL, id);
+        r.call(id);
         r.text(id);
         r.text(p.toolName);
         r.text(jsonText(p.input ?? p.args));
@@ -670,7 +706,7 @@ function readVercel(r, i, m) {
       case "tool-result": {
         const id = linkId(p.toolCallId);
         if (id === undefined) throw bad(i, "a tool-result part needs toolCallId, the id of the call it answers");
-        r.link(RESULT, id);
+        r.result(id);
         r.text(id);
         r.text(p.toolName);
         const out = p.output ?? p.result;
@@ -681,13 +717,13 @@ function readVercel(r, i, m) {
       case "tool-approval-request": {
         const id = linkId(p.approvalId);
         if (id === undefined) throw bad(i, "a tool-approval-request part needs approvalId");
-        r.link(CALL, `approval:${id}`);
+        r.call(`approval:${id}`);
         break;
       }
       case "tool-approval-response": {
         const id = linkId(p.approvalId);
         if (id === undefined) throw bad(i, "a tool-approval-response part needs approvalId");
-        r.link(RESULT, `approval:${id}`);
+        r.result(`approval:${id}`);
         r.text(p.reason);
         break;
       }
@@ -754,12 +790,12 @@ function readGemini(r, i, m) {
     if (p.functionCall) {
       const fc = p.functionCall;
       // Matched by id when there is one, else by name and order.
-      r.link(CALL, linkId(fc.id) ?? `name:${fc.name}`);
+      r.call(linkId(fc.id) ?? `name:${fc.name}`);
       r.text(fc.name);
       r.text(jsonText(fc.args));
     } else if (p.functionResponse) {
       const fr = p.functionResponse;
-      r.link(RESULT, linkId(fr.id) ?? `name:${fr.name}`);
+      r.result(linkId(fr.id) ?? `name:${fr.name}`);
       r.text(fr.name);
       r.text(jsonText(fr.response));
     } else if (p.inlineData || p.fileData) {
@@ -824,7 +860,7 @@ function readLangChain(r, i, m) {
         if (c === null || typeof c !== "object") continue;
         const id = linkId(c.id);
         if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
-        r.link(CALL, id);
+        r.call(id);
         r.text(id);
         r.text(c.name);
         r.text(jsonText(c.args));
@@ -833,10 +869,10 @@ function readLangChain(r, i, m) {
   } else if (type === "tool") {
     const id = linkId(d.tool_call_id);
     if (id === undefined) throw bad(i, "a ToolMessage needs tool_call_id, the id of the call it answers");
-    r.link(RESULT, id);
+    r.result(id);
     r.text(id);
   } else if (type === "function") {
-    r.link(RESULT, `function:${d.name}`);
+    r.result(`function:${d.name}`);
   }
 }
 
