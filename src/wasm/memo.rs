@@ -24,20 +24,25 @@ struct Memo {
     calibration: u64,
     transcript: Transcript,
     reduction: Option<(Config, Rc<Reduction>)>,
+    /// Whether a call used it again (only those outlive a burst of one-off calls).
+    used: bool,
 }
 
 thread_local! {
-    /// Most recent first.
+    /// Most recently used first.
     static MEMOS: RefCell<Vec<Memo>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The transcript of reading `version` under `calibration`, if it was kept.
+/// The transcript of reading `version` under `calibration`, if it was kept (it becomes the
+/// most recently used: a conversation reduced again and again outlives one-off calls).
 pub fn transcript(version: f64, calibration: f64) -> Option<Transcript> {
-    MEMOS.with_borrow(|memos| {
-        memos
+    MEMOS.with_borrow_mut(|memos| {
+        let k = memos
             .iter()
-            .find(|m| m.version == version && m.calibration == calibration.to_bits())
-            .map(|m| m.transcript.clone())
+            .position(|m| m.version == version && m.calibration == calibration.to_bits())?;
+        memos[..=k].rotate_right(1);
+        memos[0].used = true;
+        Some(memos[0].transcript.clone())
     })
 }
 
@@ -52,14 +57,24 @@ pub fn keep_transcript(version: f64, calibration: f64, t: &Transcript) {
                 calibration: calibration.to_bits(),
                 transcript: t.clone(),
                 reduction: None,
+                used: false,
             },
         );
-        memos.truncate(KEEP);
-        let mut total = 0;
-        memos.retain(|m| {
-            total += m.transcript.len();
-            total <= KEEP_MESSAGES
-        });
+        // Over the limits: the least recently used of those never used again goes first
+        // (new message objects every call, a one-off reduction), then the least recently
+        // used; the new one last.
+        loop {
+            let total: usize = memos.iter().map(|m| m.transcript.len()).sum();
+            if memos.len() <= KEEP && total <= KEEP_MESSAGES {
+                break;
+            }
+            let victim = match memos.iter().rposition(|m| !m.used) {
+                Some(k) if k > 0 => k,
+                _ if memos.len() > 1 => memos.len() - 1,
+                _ => 0,
+            };
+            memos.remove(victim);
+        }
     })
 }
 
