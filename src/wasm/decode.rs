@@ -1,6 +1,8 @@
 //! Reading the arguments: options into a validated [`Config`], messages into a
 //! [`Transcript`] (with the token count of each), errors into `ReduceError`.
 
+use std::rc::Rc;
+
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -204,7 +206,10 @@ pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
 
 /// Reads `messages` into a transcript, estimating what has no exact count. The reading
 /// keeps the message objects for the result.
-pub fn decode_messages(messages: &JsValue, call: &Call) -> Result<(Transcript, Reading), JsValue> {
+pub fn decode_messages(
+    messages: &JsValue,
+    call: &Call,
+) -> Result<(Rc<Transcript>, Reading), JsValue> {
     decode_with(messages, call, None, false)
 }
 
@@ -213,7 +218,7 @@ pub fn decode_messages(messages: &JsValue, call: &Call) -> Result<(Transcript, R
 pub fn decode_for_reduction(
     messages: &JsValue,
     call: &Call,
-) -> Result<(Transcript, Reading), JsValue> {
+) -> Result<(Rc<Transcript>, Reading), JsValue> {
     decode_with(messages, call, None, true)
 }
 
@@ -229,7 +234,7 @@ fn decode_with(
     call: &Call,
     format: Option<Format>,
     decisive: bool,
-) -> Result<(Transcript, Reading), JsValue> {
+) -> Result<(Rc<Transcript>, Reading), JsValue> {
     let config = &call.config;
     let options = Object::new();
     let input = format.is_none();
@@ -328,6 +333,7 @@ fn decode_with(
     if input {
         remember(&reading, &raw);
     }
+    let transcript = Rc::new(transcript);
     if memo && !pending {
         super::memo::keep_transcript(version, config.calibration, &transcript);
     }

@@ -22,7 +22,7 @@ struct Memo {
     version: f64,
     /// What the transcript depends on besides the reading: the calibration applied.
     calibration: u64,
-    transcript: Transcript,
+    transcript: Rc<Transcript>,
     reduction: Option<(Config, Rc<Reduction>)>,
     /// Whether a call used it again (only those outlive a burst of one-off calls).
     used: bool,
@@ -35,19 +35,19 @@ thread_local! {
 
 /// The transcript of reading `version` under `calibration`, if it was kept (it becomes the
 /// most recently used: a conversation reduced again and again outlives one-off calls).
-pub fn transcript(version: f64, calibration: f64) -> Option<Transcript> {
+pub fn transcript(version: f64, calibration: f64) -> Option<Rc<Transcript>> {
     MEMOS.with_borrow_mut(|memos| {
         let k = memos
             .iter()
             .position(|m| m.version == version && m.calibration == calibration.to_bits())?;
         memos[..=k].rotate_right(1);
         memos[0].used = true;
-        Some(memos[0].transcript.clone())
+        Some(Rc::clone(&memos[0].transcript))
     })
 }
 
 /// Keeps `t`, the transcript of reading `version` under `calibration`.
-pub fn keep_transcript(version: f64, calibration: f64, t: &Transcript) {
+pub fn keep_transcript(version: f64, calibration: f64, t: &Rc<Transcript>) {
     MEMOS.with_borrow_mut(|memos| {
         memos.retain(|m| m.version != version);
         memos.insert(
@@ -55,7 +55,7 @@ pub fn keep_transcript(version: f64, calibration: f64, t: &Transcript) {
             Memo {
                 version,
                 calibration: calibration.to_bits(),
-                transcript: t.clone(),
+                transcript: Rc::clone(t),
                 reduction: None,
                 used: false,
             },
