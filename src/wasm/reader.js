@@ -927,10 +927,16 @@ function stampWith(s, k, a, b, c, d) {
   s[k + 5] = Array.isArray(c) ? c.length : -1;
 }
 
-/** Whether `stampWith(s, k, a, b, c, d)` would write what `s[k …]` holds. */
+/**
+ * Whether `stampWith(s, k, a, b, c, d)` would write what `s[k …]` holds. `a` and `c` are
+ * the objects stamped (or the test fails before), so each is an array exactly when its
+ * count slot is not -1: a string is not touched again (a content string is far away in
+ * memory, on a long history one cache miss each).
+ */
 function sameWith(s, k, a, b, c, d) {
-  return a === s[k] && b === s[k + 1] && c === s[k + 2] && d === s[k + 3] &&
-    (Array.isArray(a) ? partsSign(a) : -1) === s[k + 4] && (Array.isArray(c) ? c.length : -1) === s[k + 5];
+  if (a !== s[k] || b !== s[k + 1] || c !== s[k + 2] || d !== s[k + 3]) return false;
+  const parts = s[k + 4], calls = s[k + 5];
+  return (parts === -1 || partsSign(a) === parts) && (calls === -1 || c.length === calls);
 }
 
 /** The number of parts and the lengths of their texts, folded into one number. */
