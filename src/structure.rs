@@ -41,8 +41,10 @@ pub struct Structure {
 impl Structure {
     /// Linear in messages and links.
     pub fn of(transcript: &Transcript) -> Structure {
-        let n = transcript.messages.len();
-        // reach[i]: the last message that must stay with message i.
+        let messages = &transcript.messages;
+        let n = messages.len();
+        // reach[i]: the last message that must stay with message i (itself, the results of
+        // its calls, the message after it when it attaches to it).
         let mut reach: Vec<u32> = (0..n as u32).collect();
         let mut linked = vec![false; n];
         let mut last_call: Vec<u32> = Vec::new();
@@ -67,48 +69,40 @@ impl Structure {
                 }
             }
         }
-        for (i, m) in transcript.messages.iter().enumerate() {
-            if m.flags & flags::ATTACH_NEXT != 0 && i + 1 < n {
-                reach[i] = reach[i].max(i as u32 + 1);
-            }
-        }
 
+        // One pass over the messages: groups, the group of each, and rounds.
         let mut groups = Vec::new();
-        let mut group_of = vec![0u32; n];
-        let mut i = 0;
-        while i < n {
-            let start = i;
-            let mut end = reach[i] as usize;
-            let mut tokens = 0.0;
-            let mut has_tool = false;
-            let mut j = i;
-            while j <= end {
-                end = end.max(reach[j] as usize);
-                tokens += transcript.messages[j].tokens;
-                has_tool |= linked[j];
-                group_of[j] = groups.len() as u32;
-                j += 1;
-            }
-            groups.push(Group {
-                start: start as u32,
-                end: (end + 1) as u32,
-                tokens,
-                has_tool,
-            });
-            i = end + 1;
-        }
-
+        let mut group_of = Vec::with_capacity(n);
+        let mut round_of = Vec::with_capacity(n);
         let mut round = 0;
-        let round_of = transcript
-            .messages
-            .iter()
-            .map(|m| {
-                if m.is_real_user() {
-                    round += 1;
-                }
-                round
-            })
-            .collect();
+        let mut start = 0;
+        let mut end = 0;
+        let (mut tokens, mut has_tool) = (0.0, false);
+        for (j, m) in messages.iter().enumerate() {
+            if m.is_real_user() {
+                round += 1;
+            }
+            round_of.push(round);
+            group_of.push(groups.len() as u32);
+            end = end.max(reach[j] as usize);
+            if m.flags & flags::ATTACH_NEXT != 0 && j + 1 < n {
+                end = end.max(j + 1);
+            }
+            tokens += m.tokens;
+            has_tool |= linked[j];
+            if j == end {
+                groups.push(Group {
+                    start: start as u32,
+                    end: (j + 1) as u32,
+                    tokens,
+                    has_tool,
+                });
+                start = j + 1;
+                end = j + 1;
+                tokens = 0.0;
+                has_tool = false;
+            }
+        }
 
         Structure {
             groups,
