@@ -316,7 +316,7 @@ fn decode_with(
     // among.
     let pending = if decisive
         && estimating::decisive_allowed(config, counted || given_any)
-        && reading.units(&missing) > estimating::FEW_UNITS
+        && reading.units(&missing, estimating::FEW_UNITS) > estimating::FEW_UNITS
     {
         estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)
     } else {

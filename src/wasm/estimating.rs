@@ -100,7 +100,7 @@ impl Estimating {
 fn encode(reading: &Reading, indices: &[u32], pieces: usize) -> (Vec<u8>, Vec<u32>) {
     let mut lengths = vec![0u32; pieces];
     // All ASCII fits in one byte a code unit; more room is asked for when it does not.
-    let mut bytes = vec![0u8; reading.units(indices) as usize];
+    let mut bytes = vec![0u8; reading.units(indices, f64::INFINITY) as usize];
     loop {
         let written = reading.encode_into(indices, &mut bytes, &mut lengths);
         if written >= 0.0 {

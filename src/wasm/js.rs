@@ -67,9 +67,10 @@ extern "C" {
         dest: &mut [u8],
         lengths: &mut [u32],
     ) -> f64;
-    /// The length of the texts of messages `indices` (UTF-16 code units).
+    /// The length of the texts of messages `indices` (UTF-16 code units), counted only as
+    /// far as past `limit`.
     #[wasm_bindgen(method)]
-    pub fn units(this: &Reading, indices: &[u32]) -> f64;
+    pub fn units(this: &Reading, indices: &[u32], limit: f64) -> f64;
     /// Lets the texts go: every message that needs an estimate has one.
     #[wasm_bindgen(method, js_name = dropTexts)]
     pub fn drop_texts(this: &Reading);

@@ -254,9 +254,10 @@ class Reading {
     return this.linkStart;
   }
 
-  /** The length of the texts of messages `indices` (UTF-16 code units). */
-  units(indices) {
-    return textUnits(this.texts, this.pieceStart, indices);
+  /** The length of the texts of messages `indices` (UTF-16 code units), counted only as far
+   * as past `limit`, when given. */
+  units(indices, limit) {
+    return textUnits(this.texts, this.pieceStart, indices, limit);
   }
 
   /**
@@ -1357,10 +1358,10 @@ const ENCODER = new TextEncoder();
 /** Pieces up to this long are tried as ASCII first (`encodeInto`). */
 const SHORT_PIECE = 64;
 
-/** The UTF-16 length of the texts of messages `indices`. */
-function textUnits(texts, starts, indices) {
+/** The UTF-16 length of the texts of messages `indices` (as far as past `limit`). */
+function textUnits(texts, starts, indices, limit = Infinity) {
   let units = 0;
-  for (let k = 0; k < indices.length; k++) {
+  for (let k = 0; k < indices.length && units <= limit; k++) {
     for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts[q].length;
   }
   return units;
