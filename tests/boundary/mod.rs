@@ -585,6 +585,16 @@ async fn progressive_asks_the_summarizer_only_for_the_heavy_stages() {
 
 // ---- the estimator's SIMD path -----------------------------------------------------------
 
+/// A xorshift generator of u32s from `seed`.
+fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    }
+}
+
 #[wasm_bindgen_test]
 fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
     use chat_history_reducer::estimate::{Scanner, Weights};
@@ -592,13 +602,7 @@ fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
         .chars()
         .collect();
     let scanner = Scanner::new(&Weights::default());
-    let mut seed: u32 = 12345;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        seed
-    };
+    let mut next = xorshift(12345);
     for _ in 0..300 {
         let len = (next() % 200) as usize;
         // Long ASCII stretches (the SIMD path) with spaces across chunk edges.
@@ -630,13 +634,7 @@ fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
     let alphabet: Vec<char> = "aZ09   \t\n{}\",.:-_!~  é漢ひ한。😀\u{a0}\u{7f}"
         .chars()
         .collect();
-    let mut seed: u32 = 777;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        seed
-    };
+    let mut next = xorshift(777);
     let w = Weights::default();
     for case in 0..600 {
         // Lengths around the short-piece limit (64) and well past it.
