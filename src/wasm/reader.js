@@ -80,8 +80,9 @@ class Reading {
     this.lengthTokens = new Float64Array(options.lengthMode ? n : 0);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
-    // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]].
-    this.pieceStart = new Uint32Array(n + 1);
+    // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]] (none in
+    // length mode: its counts are summed as the texts are read).
+    this.pieceStart = new Uint32Array(options.lengthMode ? 0 : n + 1);
     // Room for all (a grown array is copied as it grows); written in message order.
     this.stamps = stamps ? new Array(n * STAMP) : [];
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
