@@ -122,6 +122,22 @@ const write = {
   },
 };
 
+/** A random source seeded from PROPERTY_SEED (or `fallback`), and whole numbers below n. */
+function seeded(fallback) {
+  const rand = rng(Number(process.env.PROPERTY_SEED ?? fallback));
+  return { rand, int: (n) => Math.floor(rand() * n) };
+}
+
+/** A history in `format` of at least `length` messages; it opens with a system message
+ * with probability `system`. */
+function randomHistory(rand, format, length, system) {
+  const history = [];
+  while (history.length < length) {
+    history.push(...write[format](steps(rand), history.length === 0 && (system >= 1 || rand() < system)));
+  }
+  return history;
+}
+
 const isSystem = (m) => ["system", "developer"].includes(m.role ?? lcType(m));
 const isSummary = (m) => JSON.stringify(m).includes("<conversation-summary>");
 
@@ -268,15 +284,13 @@ function outcome(messages, config) {
 test("a call that takes over an earlier call's reading decides exactly as a fresh read", () => {
   // Readings are kept between calls by message object (reader.js); every way an app changes
   // its history between turns must give what reading copies of the messages gives.
-  const rand = rng(Number(process.env.PROPERTY_SEED ?? 11));
-  const int = (n) => Math.floor(rand() * n);
+  const { rand, int } = seeded(11);
   const formats = Object.keys(write);
   const cases = Math.max(24, Math.floor(CASES / 4));
   let taken = 0;
   for (let k = 0; k < cases; k++) {
     const format = formats[k % formats.length];
-    let history = [];
-    while (history.length < 40) history.push(...write[format](steps(rand), history.length === 0 && rand() < 0.6));
+    let history = randomHistory(rand, format, 40, 0.6);
     const total = estimateTokens(history);
     const config = { maxTokens: Math.max(40, Math.floor(total * (0.2 + rand() * 0.6))), format: rand() < 0.5 ? "auto" : format };
     if (rand() < 0.4) Object.assign(config, { estimator: "length", charsPerToken: 2 + int(4) });
@@ -343,8 +357,7 @@ test("auto-detection reports the same first error whether or not readers check t
   // Once one format is left, "auto" leaves each further message's format check to its
   // reader (one pass over its fields); with a countTokens every message is checked first.
   // Either way the error must be the one of the first message at fault, in the same words.
-  const rand = rng(Number(process.env.PROPERTY_SEED ?? 23));
-  const int = (n) => Math.floor(rand() * n);
+  const { rand, int } = seeded(23);
   const formats = Object.keys(write);
   const errorOf = (messages, config) => {
     try {
@@ -357,8 +370,7 @@ test("auto-detection reports the same first error whether or not readers check t
   let errors = 0;
   for (let k = 0; k < Math.max(70, CASES / 4); k++) {
     const format = formats[k % formats.length];
-    const history = [];
-    while (history.length < 12 + int(40)) history.push(...write[format](steps(rand), history.length === 0));
+    const history = randomHistory(rand, format, 12 + int(40), 1);
     const corrupt = (h) => {
       const r2 = rng(k); // the same corruptions on each copy
       const n2 = (n) => Math.floor(r2() * n);
@@ -388,10 +400,9 @@ test("every format: unchanged messages are not read again, new and edited ones a
   // What a call reads of each message is kept by message object (reader.js); `countTokens`
   // shows which messages a call read. A format whose stamp did not compare equal on an
   // unchanged message would read it on every call.
-  const rand = rng(Number(process.env.PROPERTY_SEED ?? 5));
+  const { rand } = seeded(5);
   for (const format of Object.keys(write)) {
-    let history = [];
-    while (history.length < 60) history.push(...write[format](steps(rand), history.length === 0));
+    let history = randomHistory(rand, format, 60, 1);
     const read = [];
     const config = { format: rand() < 0.5 ? "auto" : format, countTokens: (m, i) => { read.push(i); return 5; } };
     const count = (messages) => {
@@ -417,18 +428,15 @@ test("a truncation that leaves the oldest messages unestimated decides as one th
   // reduceSync estimates only what decides a `truncate` (estimating.rs); a message target
   // (here one that never binds) makes it estimate every message. Both must give the same
   // result, and the late tokensBefore must be the full estimate.
-  const rand = rng(Number(process.env.PROPERTY_SEED ?? 5));
-  const int = (n) => Math.floor(rand() * n);
+  const { rand, int } = seeded(5);
   const formats = Object.keys(write);
   const cases = Math.max(42, Math.floor(CASES / 4));
   let late = 0;
   for (let k = 0; k < cases; k++) {
     const format = formats[k % formats.length];
-    const history = [];
     // Most long enough that the texts without a count are longer than `FEW_UNITS`
     // (estimating.rs): those are estimated only as far as they decide.
-    const length = 40 + int(600);
-    while (history.length < length) history.push(...write[format](steps(rand), history.length === 0 && rand() < 0.6));
+    const history = randomHistory(rand, format, 40 + int(600), 0.6);
     const total = estimateTokens(history);
     const config = { maxTokens: Math.max(20, Math.floor(total * (0.05 + rand() * 0.9))), keepLast: int(3), format: rand() < 0.5 ? "auto" : format };
     if (rand() < 0.3) config.targetTokens = Math.floor(config.maxTokens * rand());

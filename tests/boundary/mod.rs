@@ -595,6 +595,11 @@ fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
     }
 }
 
+/// `len` characters, each `pick` of a random number.
+fn random_text(next: &mut impl FnMut() -> u32, len: usize, pick: impl Fn(u32) -> char) -> String {
+    (0..len).map(|_| pick(next())).collect()
+}
+
 #[wasm_bindgen_test]
 fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
     use chat_history_reducer::estimate::{Scanner, Weights};
@@ -606,18 +611,15 @@ fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
     for _ in 0..300 {
         let len = (next() % 200) as usize;
         // Long ASCII stretches (the SIMD path) with spaces across chunk edges.
-        let text: String = (0..len)
-            .map(|_| {
-                let r = next();
-                if r % 4 == 0 {
-                    alphabet[(r / 4) as usize % alphabet.len()]
-                } else if r % 3 == 0 {
-                    ' '
-                } else {
-                    (b'a' + (r % 26) as u8) as char
-                }
-            })
-            .collect();
+        let text = random_text(&mut next, len, |r| {
+            if r % 4 == 0 {
+                alphabet[(r / 4) as usize % alphabet.len()]
+            } else if r % 3 == 0 {
+                ' '
+            } else {
+                (b'a' + (r % 26) as u8) as char
+            }
+        });
         let bytes = text.as_bytes();
         let simd = scanner.weigh_bytes(bytes);
         let scalar = scanner.weigh_bytes_scalar(bytes);
@@ -639,16 +641,13 @@ fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
     for case in 0..600 {
         // Lengths around the short-piece limit (64) and well past it.
         let len = (next() % 140) as usize;
-        let text: String = (0..len)
-            .map(|_| {
-                let r = next();
-                if r % 2 == 0 {
-                    alphabet[(r / 2) as usize % alphabet.len()]
-                } else {
-                    (b'a' + (r % 26) as u8) as char
-                }
-            })
-            .collect();
+        let text = random_text(&mut next, len, |r| {
+            if r % 2 == 0 {
+                alphabet[(r / 2) as usize % alphabet.len()]
+            } else {
+                (b'a' + (r % 26) as u8) as char
+            }
+        });
         let message = Object::new();
         Reflect::set(&message, &"role".into(), &"user".into()).unwrap();
         Reflect::set(&message, &"content".into(), &text.as_str().into()).unwrap();
