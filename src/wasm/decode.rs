@@ -147,22 +147,21 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
         };
         let Some(i) = at else {
             let raw = read_option(config, key).map_err(|e| unreadable(&mut js_error, e))?;
-            keep_callback(&mut callbacks, key, &raw);
+            if let Some(slot) = callback_slot(&mut callbacks, key) {
+                *slot = raw.clone();
+            }
             return option_value(config, key, raw).map_err(|e| unreadable(&mut js_error, e));
         };
         next = i + 1;
         let k = kinds[i];
-        let callback = matches!(
-            key,
-            "countTokens" | "tokenCounts" | "summarizer" | "onEvent" | "signal"
-        );
-        let raw = if callback || matches!(k, kind::TEXT | kind::OBJECT | kind::THREW) {
+        let slot = callback_slot(&mut callbacks, key);
+        let raw = if slot.is_some() || matches!(k, kind::TEXT | kind::OBJECT | kind::THREW) {
             values.get(i as u32)
         } else {
             JsValue::UNDEFINED
         };
-        if callback {
-            keep_callback(&mut callbacks, key, &raw);
+        if let Some(slot) = slot {
+            *slot = raw.clone();
         }
         Ok(match k {
             kind::MISSING => OptionValue::Missing,
@@ -187,16 +186,17 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
     }
 }
 
-/// Keeps the value of a callback option (a function, the counts, the signal) as given.
-fn keep_callback(callbacks: &mut Callbacks, key: &str, raw: &JsValue) {
-    match key {
-        "countTokens" => callbacks.count_tokens = raw.clone(),
-        "tokenCounts" => callbacks.token_counts = raw.clone(),
-        "summarizer" => callbacks.summarizer = raw.clone(),
-        "onEvent" => callbacks.on_event = raw.clone(),
-        "signal" => callbacks.signal = raw.clone(),
-        _ => {}
-    }
+/// Where the value of option `key` is kept as given, when it is a callback (a function,
+/// the counts, the signal).
+fn callback_slot<'a>(callbacks: &'a mut Callbacks, key: &str) -> Option<&'a mut JsValue> {
+    Some(match key {
+        "countTokens" => &mut callbacks.count_tokens,
+        "tokenCounts" => &mut callbacks.token_counts,
+        "summarizer" => &mut callbacks.summarizer,
+        "onEvent" => &mut callbacks.on_event,
+        "signal" => &mut callbacks.signal,
+        _ => return None,
+    })
 }
 
 pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {

@@ -160,11 +160,15 @@ pub fn estimate_decisive(
 /// the first time it is read.
 pub fn complete(reading: &Reading) -> f64 {
     let p = reading.estimator();
-    if !reading.pending() || p.len() < 3 + 11 {
+    let Some(values) = p
+        .get(3..)
+        .and_then(|w| <[f64; Weights::NAMES.len()]>::try_from(w).ok())
+    else {
+        return 0.0;
+    };
+    if !reading.pending() {
         return 0.0;
     }
-    let mut values = [0.0; 11];
-    values.copy_from_slice(&p[3..14]);
     let est = Estimating {
         estimator: Estimator::Classes(Weights::from_values(values)),
         overhead: p[0],

@@ -60,9 +60,9 @@ let VERSIONS = 0;
  * read about the same, unchanged message objects (see `readMessages`).
  */
 class Reading {
-  /** `stamps`: whether to make room for every message's stamp (not when the stamps of the
-   * reading taken over go on, see `take`). */
-  constructor(n, options, keys, stamps = true) {
+  /** `continued`: the reading of the same first messages (a history that grew), whose
+   * stamps go on with this one's. */
+  constructor(n, options, keys, continued) {
     this.format = "";
     this.items = null;
     // Shared by the readings of calls on the same, unchanged messages (see `again`).
@@ -83,8 +83,15 @@ class Reading {
     // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]] (none in
     // length mode: its counts are summed as the texts are read).
     this.pieceStart = new Uint32Array(options.lengthMode ? 0 : n + 1);
-    // Room for all (a grown array is copied as it grows); written in message order.
-    this.stamps = stamps ? new Array(n * STAMP) : [];
+    // Room for all (a grown array is copied as it grows); written in message order. A
+    // continued reading reads only its own first n stamps, and this one writes every one
+    // after them before it reads them (what a call that failed wrote there is let go).
+    if (continued !== undefined) {
+      continued.stamps.length = continued.n * STAMP;
+      this.stamps = continued.stamps;
+    } else {
+      this.stamps = new Array(n * STAMP);
+    }
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
     this.linkStart = new Uint32Array(n + 1);
     this.linkData = new Uint32Array(Math.max(32, n * 2));
@@ -198,16 +205,9 @@ class Reading {
     this.images.set(from.images.subarray(j, end), i);
     if (this.lengthMode) this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
     this.raw.set(from.raw.subarray(j, end), i);
-    const old = from.stamps;
-    if (i === 0 && j === 0 && end === from.n) {
-      // The whole of `from`, first (a history that grew): its stamps array goes on with this
-      // reading's. `from` reads only its own first n stamps, and this reading writes every
-      // one after them before it reads them; what a reading that was not kept (a failed
-      // call) wrote there is let go.
-      old.length = end * STAMP;
-      this.stamps = old;
-    } else {
-      const stamps = this.stamps;
+    const stamps = this.stamps, old = from.stamps;
+    // (A continued reading has the stamps of `from` in place already.)
+    if (old !== stamps) {
       for (let s = i * STAMP, t = j * STAMP, e = end * STAMP; t < e; s++, t++) stamps[s] = old[t];
     }
     const first = from.linkStart[j], last = from.linkStart[end];
@@ -1263,7 +1263,7 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), !(before !== undefined && continues));
+  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), before !== undefined && continues ? before : undefined);
   r.format = format;
   r.items = items;
   r.masks = masks;
