@@ -11,7 +11,7 @@ import { rng } from "./random.mjs";
 const CASES = Number(process.env.PROPERTY_CASES ?? 400);
 
 /** One conversation as steps; each format writes them its own way. */
-function steps(rand) {
+function steps(rand, longRuns = false) {
   const int = (n) => Math.floor(rand() * n);
   const text = (max) => "lorem ipsum dolor sit amet 42, ".repeat(1 + int(max));
   const out = [{ kind: "user", text: text(5), image: rand() < 0.15 }];
@@ -20,7 +20,10 @@ function steps(rand) {
   for (let k = 0; k < n; k++) {
     const r = rand();
     if (r < 0.35) {
-      out.push({ kind: "tools", calls: Array.from({ length: 1 + int(3) }, () => ({ id: `c${id++}`, result: text(r < 0.1 ? 300 : 20) })) });
+      // With `longRuns`, now and then a long run of parallel calls: their results lie far
+      // from their calls.
+      const calls = longRuns && r < 0.03 ? 34 : 1 + int(3);
+      out.push({ kind: "tools", calls: Array.from({ length: calls }, () => ({ id: `c${id++}`, result: text(r < 0.1 ? 300 : 20) })) });
     } else if (r < 0.7) {
       out.push({ kind: "answer", text: text(30) });
     } else {
@@ -130,10 +133,10 @@ function seeded(fallback) {
 
 /** A history in `format` of at least `length` messages; it opens with a system message
  * with probability `system`. */
-function randomHistory(rand, format, length, system) {
+function randomHistory(rand, format, length, system, longRuns = false) {
   const history = [];
   while (history.length < length) {
-    history.push(...write[format](steps(rand), history.length === 0 && (system >= 1 || rand() < system)));
+    history.push(...write[format](steps(rand, longRuns), history.length === 0 && (system >= 1 || rand() < system)));
   }
   return history;
 }
@@ -290,7 +293,7 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
   let taken = 0;
   for (let k = 0; k < cases; k++) {
     const format = formats[k % formats.length];
-    let history = randomHistory(rand, format, 40, 0.6);
+    let history = randomHistory(rand, format, 40, 0.6, true);
     const total = estimateTokens(history);
     const config = { maxTokens: Math.max(40, Math.floor(total * (0.2 + rand() * 0.6))), format: rand() < 0.5 ? "auto" : format };
     if (rand() < 0.4) Object.assign(config, { estimator: "length", charsPerToken: 2 + int(4) });
@@ -306,11 +309,11 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
       const i = int(history.length);
       const m = history[i];
       if (choice < 0.25) {
-        history.push(...write[format](steps(rand), false).slice(0, 1 + int(4)));
+        history.push(...write[format](steps(rand, true), false).slice(0, 1 + int(4)));
       } else if (choice < 0.4) {
         // (An operation before may have made the history invalid: then it stays as it is.)
         const r = outcome(history, config).error === undefined ? reduceSync(history, config) : { messages: history };
-        history = [...r.messages, ...write[format](steps(rand), false).slice(0, 2)];
+        history = [...r.messages, ...write[format](steps(rand, true), false).slice(0, 2)];
       } else if (choice < 0.5 && typeof m.content === "string") {
         m.content = `${m.content} and more`; // replaced in place
       } else if (choice < 0.6 && Array.isArray(m.content ?? m.parts) && (m.content ?? m.parts).some((p) => typeof p.text === "string")) {

@@ -21,6 +21,10 @@ export class ReduceError extends Error {
 const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
 const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4;
 const CALL = 0, RESULT = 1;
+/** How many links before a result taken over its call is looked for (see `rekeyResults`). */
+const NEAR_LINKS = 64;
+/** How many messages taken over are looked through for the latest calls (see `recentFrom`). */
+const NEAR_MESSAGES = 8;
 
 /** `map[key]` for own keys only: "toString" is not a role. */
 function own(map, key) {
@@ -62,7 +66,7 @@ let VERSIONS = 0;
 class Reading {
   /** `continued`: the reading of the same first messages (a history that grew), whose
    * stamps go on with this one's. */
-  constructor(n, options, keys, continued) {
+  constructor(n, options, ids, continued) {
     this.format = "";
     this.items = null;
     // Shared by the readings of calls on the same, unchanged messages (see `again`).
@@ -96,11 +100,15 @@ class Reading {
     this.linkStart = new Uint32Array(n + 1);
     this.linkData = new Uint32Array(Math.max(32, n * 2));
     this.linkLength = 0;
-    // Link ids as small numbers; shared with the reading this one takes over from.
-    this.keys = keys;
-    // (id, number) of the calls of the latest message read with calls (see `call`).
+    // Link keys: one number per call read, `ids[key]` its id; shared with the readings this
+    // one takes over from or is taken over by (their links keep their meaning).
+    this.ids = ids;
+    // (id, key) of the calls of the latest message read with calls (see `call`).
     this.recentCalls = [];
     this.recentOf = -1;
+    // The key of the latest call of each id among the links before `byIdAt` (see `callKey`).
+    this.byId = null;
+    this.byIdAt = 0;
     this.texts = [];
     // Where an `encodeInto` that ran out of room goes on.
     this.cursor = undefined;
@@ -140,21 +148,16 @@ class Reading {
     this.images[this.index] += 1;
   }
 
-  /** A link (a call or a result) of the message being read, by id; returns the id's number
-   * (`keys`). */
-  link(kind, id) {
-    let key = this.keys.get(id);
-    if (key === undefined) {
-      key = this.keys.size;
-      this.keys.set(id, key);
-    }
-    this.linkKey(kind, key);
+  /** A new key, for id `id`. */
+  newKey(id) {
+    const key = this.ids.length;
+    this.ids.push(id);
     return key;
   }
 
   /**
-   * A call of the message being read: linked, and remembered with the other calls of its
-   * message, which the results after it find without a lookup.
+   * A call of the message being read: a key of its own (no lookup), remembered with the
+   * other calls of its message, which the results after it find without a lookup.
    */
   call(id) {
     const recent = this.recentCalls;
@@ -162,11 +165,16 @@ class Reading {
       recent.length = 0;
       this.recentOf = this.index;
     }
-    recent.push(id, this.link(CALL, id));
+    const key = this.newKey(id);
+    this.linkKey(CALL, key);
+    recent.push(id, key);
   }
 
-  /** A result for call `id`: the number of its call among the latest calls, else a lookup
-   * (the same number: ids keep theirs). */
+  /**
+   * A result for call `id`: the key of the latest call with that id before it. The calls of
+   * the latest message with calls are looked at first (where results usually are); else
+   * `callKey`. A result with no call gets a key no call has.
+   */
   result(id) {
     const recent = this.recentCalls;
     for (let c = 0; c < recent.length; c += 2) {
@@ -175,7 +183,21 @@ class Reading {
         return;
       }
     }
-    this.link(RESULT, id);
+    const key = this.callKey(id);
+    this.linkKey(RESULT, key !== undefined ? key : this.newKey(id));
+  }
+
+  /** The key of the latest call with id `id` among the links before `end` (read here or
+   * taken over), by a map built as far as needed on the first lookup and extended after;
+   * `end` never goes back. */
+  callKey(id, end = this.linkLength) {
+    if (this.byId === null) this.byId = new Map();
+    const byId = this.byId, data = this.linkData, ids = this.ids;
+    for (let at = this.byIdAt; at < end; at += 2) {
+      if (data[at + 1] === CALL) byId.set(ids[data[at]], data[at]);
+    }
+    this.byIdAt = end;
+    return byId.get(id);
   }
 
   linkKey(kind, key) {
@@ -217,11 +239,57 @@ class Reading {
     if (at === first) this.linkStart.set(from.linkStart.subarray(j, end), i);
     else for (let k = 0; k < count; k++) this.linkStart[i + k] = at + from.linkStart[j + k] - first;
     this.linkLength = at + last - first;
+    // A result taken over has the key of the latest call with its id before it in `from`;
+    // unless nothing came before the run in either, that call may not be the latest here.
+    if (i > 0 || j > 0) this.rekeyResults(at, this.linkLength);
+    this.recentFrom(i, count);
+  }
+
+  /** After messages `i … i + count - 1` were taken over: the latest calls are those of the
+   * last of them with calls, when it is one of the last few (else `callKey` finds them). */
+  recentFrom(i, count) {
+    const recent = this.recentCalls, data = this.linkData, ids = this.ids;
+    recent.length = 0;
+    this.recentOf = -1;
+    for (let k = i + count - 1, stop = Math.max(i, i + count - NEAR_MESSAGES); k >= stop; k--) {
+      const last = k + 1 < i + count ? this.linkStart[k + 1] : this.linkLength;
+      for (let at = this.linkStart[k]; at < last; at += 2) {
+        if (data[at + 1] === CALL) recent.push(ids[data[at]], data[at]);
+      }
+      if (recent.length > 0) {
+        this.recentOf = k;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Results among links `start … end` (a run taken over) get the key of the latest call
+   * with their id before them here (they keep theirs when there is none). A result whose
+   * call is in the same run, a few links before it (the usual case), keeps its key without
+   * a lookup: nothing between them changed.
+   */
+  rekeyResults(start, end) {
+    const data = this.linkData, ids = this.ids;
+    for (let at = start; at < end; at += 2) {
+      if (data[at + 1] !== RESULT) continue;
+      const key = data[at];
+      let near = false;
+      for (let back = at - 2, stop = Math.max(start, at - 2 * NEAR_LINKS); back >= stop; back -= 2) {
+        if (data[back] === key && data[back + 1] === CALL) {
+          near = true;
+          break;
+        }
+      }
+      if (near) continue;
+      const call = this.callKey(ids[key], at);
+      if (call !== undefined) data[at] = call;
+    }
   }
 
   /** A reading for another call on the same messages, sharing what was read. */
   again(options) {
-    const r = new Reading(0, options, this.keys);
+    const r = new Reading(0, options, this.ids);
     r.version = this.version;
     r.n = this.n;
     r.roles = this.roles;
@@ -1083,15 +1151,10 @@ function previousReading(items, key, countTokens) {
   return undefined;
 }
 
-/**
- * Link ids as numbers for a reading that takes over from none: the latest reading's, when
- * it is not mostly ids of messages long gone. New copies of the same conversation (an app
- * that rebuilds its message objects) then find their ids numbered already; numbers stand
- * for ids only within one reading, so sharing them across conversations is harmless.
- */
-function linkKeys() {
-  const latest = RECENT[0];
-  return latest !== undefined && latest.keys.size <= latest.linkLength + 4096 ? latest.keys : new Map();
+/** Whether reading `r`'s link keys are mostly those of calls long gone (it is then not
+ * taken over: a fresh reading numbers its calls from 0). */
+function staleKeys(r) {
+  return r.ids.length > r.linkLength + 4096;
 }
 
 /** Keeps `reading` for the next calls, in place of the one it took over from. */
@@ -1202,7 +1265,7 @@ export function readMessages(messages, options) {
   const key = `${options.cacheKey}|${options.format}`;
   const keep = options.keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
   let prev = keep ? previousReading(items, key, countTokens) : undefined;
-  if (prev !== undefined && prev.reading.keys.size > prev.reading.linkLength + 4096) prev = undefined; // ids long gone
+  if (prev !== undefined && staleKeys(prev.reading)) prev = undefined;
   // Messages a reduction left unestimated are estimated now, once: the calls after this one
   // take every count over.
   if (prev !== undefined && prev.reading.pending) completeReading(prev.reading);
@@ -1263,7 +1326,7 @@ export function readMessages(messages, options) {
   }
   const reader = own(READERS, format);
   const before = prev !== undefined ? prev.reading : undefined;
-  const r = new Reading(n, options, before !== undefined ? before.keys : linkKeys(), before !== undefined && continues ? before : undefined);
+  const r = new Reading(n, options, before !== undefined ? before.ids : [], before !== undefined && continues ? before : undefined);
   r.format = format;
   r.items = items;
   r.masks = masks;
