@@ -215,6 +215,20 @@ test("a long history edited in place is read again where it changed", () => {
   assert.equal(count(), fresh(), "a replaced message");
 });
 
+test("a reading is taken over only under the same options: summary tag, estimator, overheads", () => {
+  const history = [{ role: "system", content: "rules" }, { role: "assistant", content: "<recap>what came before</recap>" }];
+  for (let k = 0; k < 40; k++) history.push({ role: k % 2 ? "assistant" : "user", content: `turn ${k}, some words` });
+  const summary = (config) => analyze(history, { maxTokens: 1000, ...config }).messages[1].summary;
+  assert.equal(summary({}), false);
+  assert.equal(summary({ summaryTag: "recap" }), true, "another tag: read again");
+  assert.equal(summary({}), false);
+  const tokens = (config) => estimateTokens(history, config);
+  const fresh = (config) => estimateTokens(structuredClone(history), config);
+  for (const config of [{}, { messageOverhead: 5 }, { imageTokens: 7 }, { estimator: "length" }, { estimator: "length", charsPerToken: 3 }, { tokenizer: "cl100k" }, {}]) {
+    assert.equal(tokens(config), fresh(config), JSON.stringify(config));
+  }
+});
+
 test("a growing history read again after a failed call, and after a branch, reads as fresh copies", () => {
   // A history that grew goes on with the reading of the call before (reader.js shares what
   // it read of the unchanged messages): what a failed call or another branch added must

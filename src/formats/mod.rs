@@ -43,6 +43,11 @@ impl Format {
         }
     }
 
+    /// Its place in [`Format::ALL`]: how the boundary names it to JavaScript.
+    pub fn code(self) -> u32 {
+        Format::ALL.iter().position(|&f| f == self).unwrap_or(0) as u32
+    }
+
     pub fn from_name(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }

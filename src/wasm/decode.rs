@@ -236,28 +236,31 @@ fn decode_with(
     decisive: bool,
 ) -> Result<(Rc<Transcript>, Reading), JsValue> {
     let config = &call.config;
-    let options = Object::new();
     let input = format.is_none();
     let format = match (format, config.format) {
-        (Some(f), _) | (None, FormatChoice::Named(f)) => f.name(),
-        (None, FormatChoice::Auto) => "auto",
+        (Some(f), _) | (None, FormatChoice::Named(f)) => f.code(),
+        (None, FormatChoice::Auto) => AUTO,
     };
-    set(&options, "format", format);
-    set(&options, "tag", config.summary_tag.as_str());
     let (length_mode, chars_per_token) = match config.estimator {
         Estimator::Length { chars_per_token } => (true, chars_per_token),
         Estimator::Classes(_) => (false, 4.0),
     };
-    set(&options, "lengthMode", length_mode);
-    set(&options, "charsPerToken", chars_per_token);
-    set(&options, "cacheKey", cache_key(config).as_str());
-    set(&options, "countTokens", call.callbacks.count_tokens.clone());
-    if input {
-        set(&options, "tokenCounts", call.callbacks.token_counts.clone());
-    }
-    set(&options, "keep", input);
-
-    let reading = read_messages(messages, &options)?;
+    let none = JsValue::UNDEFINED;
+    let reading = read_messages(
+        messages,
+        format,
+        &config.summary_tag,
+        length_mode,
+        chars_per_token,
+        &count_params(config),
+        &call.callbacks.count_tokens,
+        if input {
+            &call.callbacks.token_counts
+        } else {
+            &none
+        },
+        input,
+    )?;
     // A transcript from counts given per call is not memoised (see `memo`).
     let memo = input && reading.keep() && !Array::is_array(&call.callbacks.token_counts);
     let version = reading.version();
@@ -267,7 +270,10 @@ fn decode_with(
             return Ok((t, reading));
         }
     }
-    let format = Format::from_name(&reading.format()).unwrap_or(Format::OpenAi);
+    let format = Format::ALL
+        .get(reading.format_code() as usize)
+        .copied()
+        .unwrap_or(Format::OpenAi);
     let roles = reading.roles();
     let flags = reading.flags();
     let given = reading.given();
@@ -340,24 +346,20 @@ fn decode_with(
     Ok((transcript, reading))
 }
 
-/// What a cached count depends on besides the message: how it was estimated and how a
-/// summary is recognised.
-fn cache_key(config: &Config) -> String {
-    let mut key = format!(
-        "{}|{}|{}|",
-        config.summary_tag,
-        config.message_overhead.to_bits(),
-        config.image_tokens.to_bits()
-    );
+/// The format number `readMessages` takes for "auto" (no [`Format::code`]).
+const AUTO: u32 = Format::ALL.len() as u32;
+
+/// What a cached count depends on besides the message (and the summary tag, passed on its
+/// own): the overheads and how it was estimated. `reader.js` takes a reading over only
+/// under the same numbers.
+fn count_params(config: &Config) -> Vec<f64> {
+    let mut p = vec![config.message_overhead, config.image_tokens];
     match config.estimator {
-        Estimator::Length { chars_per_token } => {
-            key.push_str(&format!("l{}", chars_per_token.to_bits()))
-        }
+        Estimator::Length { chars_per_token } => p.extend([1.0, chars_per_token]),
         Estimator::Classes(w) => {
-            for x in w.values() {
-                key.push_str(&format!("{},", x.to_bits()));
-            }
+            p.push(0.0);
+            p.extend(w.values());
         }
     }
-    key
+    p
 }

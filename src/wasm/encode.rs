@@ -55,12 +55,14 @@ pub fn encode_result(
         })
         .collect();
     let [kept, dropped, summarized, rewritten] = r.indices_by_fate();
-    let meta = Object::new();
-    set(&meta, "reduced", r.reduced);
-    set(&meta, "removedCount", (r.fate.len() - kept.len()) as u32);
-    set(&meta, "tokensBefore", r.tokens_before);
-    set(&meta, "tokensAfter", r.tokens_after);
-    set(&meta, "overBudget", r.over_budget);
+    // The totals in the order `buildResult` takes them.
+    let totals = [
+        f64::from(u8::from(r.reduced)),
+        (r.fate.len() - kept.len()) as f64,
+        r.tokens_before,
+        r.tokens_after,
+        f64::from(u8::from(r.over_budget)),
+    ];
     build_result(
         reading,
         &output,
@@ -71,7 +73,7 @@ pub fn encode_result(
         &dropped,
         &summarized,
         &rewritten,
-        &meta,
+        &totals,
         events,
     )
 }

@@ -30,10 +30,24 @@ pub use error_class::ReduceError;
 extern "C" {
     /// What `readMessages` read: typed arrays for the core, and the message objects.
     pub type Reading;
+    /// `format`: [`Format::code`](crate::Format::code), or any other number for "auto";
+    /// `params`: what a count depends on besides the message (see `decode::count_params`).
     #[wasm_bindgen(catch, js_name = readMessages)]
-    pub fn read_messages(messages: &JsValue, options: &Object) -> Result<Reading, JsValue>;
-    #[wasm_bindgen(method, getter)]
-    pub fn format(this: &Reading) -> String;
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_messages(
+        messages: &JsValue,
+        format: u32,
+        tag: &str,
+        length_mode: bool,
+        chars_per_token: f64,
+        params: &[f64],
+        count_tokens: &JsValue,
+        token_counts: &JsValue,
+        keep: bool,
+    ) -> Result<Reading, JsValue>;
+    /// The format read, as [`Format::code`](crate::Format::code).
+    #[wasm_bindgen(method, getter, js_name = formatCode)]
+    pub fn format_code(this: &Reading) -> u32;
     /// The same for a call that was handed the previous call's reading (nothing changed).
     #[wasm_bindgen(method, getter)]
     pub fn version(this: &Reading) -> f64;
@@ -126,7 +140,7 @@ extern "C" {
         dropped: &[u32],
         summarized: &[u32],
         rewritten: &[u32],
-        meta: &Object,
+        totals: &[f64],
         events: &Array,
     ) -> JsValue;
 

@@ -122,7 +122,8 @@ class Reading {
     this.collectTexts = false;
     this.index = 0;
     this.openTag = `<${options.tag}>`;
-    this.key = "";
+    // What it was read with (see `madeWith`).
+    this.options = options;
     this.countTokens = undefined;
     // Whether the next calls may take over from it, and the reading it took over from.
     this.keep = false;
@@ -312,6 +313,11 @@ class Reading {
     let at = 0;
     while (at < text.length && text.charCodeAt(at) <= 32) at++;
     return text.startsWith(this.openTag, at);
+  }
+
+  /** The format read, as the core numbers it (`FORMAT_CODES`). */
+  get formatCode() {
+    return FORMAT_CODES.indexOf(this.format);
   }
 
   get links() {
@@ -1130,21 +1136,27 @@ const KEEP_RECENT = 2;
  * than a lookup. */
 const KEEP_MIN_MESSAGES = 32;
 
-/** Whether reading `r` was made with these options. */
-function madeWith(r, key, countTokens) {
-  return r.key === key && r.countTokens === countTokens;
+/** Whether reading `r` was made with these options (format, tag, the numbers its counts
+ * depend on) and this `countTokens`. */
+function madeWith(r, options, countTokens) {
+  const a = r.options;
+  if (a.format !== options.format || a.tag !== options.tag || r.countTokens !== countTokens) return false;
+  const x = a.params, y = options.params;
+  if (x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (!Object.is(x[k], y[k])) return false;
+  return true;
 }
 
 /** The kept reading for this call, and where in it the call's first message is. */
-function previousReading(items, key, countTokens) {
+function previousReading(items, options, countTokens) {
   if (items.length === 0) return undefined;
   const first = items[0];
   const own = BY_FIRST.get(first);
   if (own !== undefined) {
-    for (const r of own) if (madeWith(r, key, countTokens)) return { reading: r, at: 0 };
+    for (const r of own) if (madeWith(r, options, countTokens)) return { reading: r, at: 0 };
   }
   for (const r of RECENT) {
-    if (!madeWith(r, key, countTokens)) continue;
+    if (!madeWith(r, options, countTokens)) continue;
     const at = r.items.indexOf(first);
     if (at >= 0) return { reading: r, at };
   }
@@ -1164,7 +1176,7 @@ function keepReading(reading) {
   reading.previous = undefined;
   let own = BY_FIRST.get(first);
   if (own === undefined) BY_FIRST.set(first, (own = []));
-  const k = own.findIndex((r) => madeWith(r, reading.key, reading.countTokens));
+  const k = own.findIndex((r) => madeWith(r, reading.options, reading.countTokens));
   if (k >= 0) own.splice(k, 1);
   own.unshift(reading);
   if (own.length > PER_FIRST) own.length = PER_FIRST;
@@ -1252,19 +1264,28 @@ function givenCounts(tokenCounts, n) {
   return given;
 }
 
+/** Format names by the core's numbers (`Format::ALL`'s order); any other number is "auto". */
+const FORMAT_CODES = ["openai", "openai-responses", "anthropic", "vercel", "vercel-ui", "gemini", "langchain"];
+
 /**
- * Reads `messages` for the core. `options`: `{format, tag, lengthMode, charsPerToken,
- * tokenCounts, countTokens, cacheKey, keep}`; `keep`: whether this reading may serve the
- * next calls (the input of a call, not a message this library wrote).
+ * Reads `messages` for the core: in format `formatCode` (of `FORMAT_CODES`; else "auto"),
+ * recognising summaries by `tag`, in length mode (`charsPerToken`) or not. `params`: the
+ * numbers a count depends on besides the message (a reading is taken over only under the
+ * same ones). `tokenCounts`, `countTokens`: the caller's, or undefined. `keep`: whether
+ * this reading may serve the next calls (the input of a call, not a message this library
+ * wrote).
  */
-export function readMessages(messages, options) {
+export function readMessages(messages, formatCode, tag, lengthMode, charsPerToken, params, countTokens, tokenCounts, keep) {
+  const options = {
+    format: FORMAT_CODES[formatCode] ?? "auto", tag, lengthMode, charsPerToken,
+    params: Float64Array.from(params), // (a view of wasm memory)
+  };
   const items = messageList(messages);
   const n = items.length;
-  const countTokens = typeof options.countTokens === "function" ? options.countTokens : undefined;
-  const given = Array.isArray(options.tokenCounts) ? givenCounts(options.tokenCounts, n) : undefined;
-  const key = `${options.cacheKey}|${options.format}`;
-  const keep = options.keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
-  let prev = keep ? previousReading(items, key, countTokens) : undefined;
+  if (typeof countTokens !== "function") countTokens = undefined;
+  const given = Array.isArray(tokenCounts) ? givenCounts(tokenCounts, n) : undefined;
+  keep = keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
+  let prev = keep ? previousReading(items, options, countTokens) : undefined;
   if (prev !== undefined && staleKeys(prev.reading)) prev = undefined;
   // Messages a reduction left unestimated are estimated now, once: the calls after this one
   // take every count over.
@@ -1276,7 +1297,6 @@ export function readMessages(messages, options) {
     const r = before.again(options);
     r.format = before.format;
     r.items = before.items; // the same objects: the copy dies young
-    r.key = key;
     r.countTokens = countTokens;
     if (given !== undefined) r.given = given;
     r.keep = keep;
@@ -1332,7 +1352,6 @@ export function readMessages(messages, options) {
   r.masks = masks;
   r.checked = checked;
   r.detected = detected;
-  r.key = key;
   r.countTokens = countTokens;
   if (given !== undefined) r.given = given;
   r.keep = keep;
@@ -1563,7 +1582,13 @@ function plainArray(values) {
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
  * written message); the kept messages are the input objects themselves.
  */
-export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, meta, events) {
+/** The result: `totals` are reduced (1 or 0), removedCount, tokensBefore, tokensAfter and
+ * overBudget (1 or 0). */
+export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, totals, events) {
+  const meta = {
+    reduced: totals[0] === 1, removedCount: totals[1], tokensBefore: totals[2], tokensAfter: totals[3],
+    overBudget: totals[4] === 1,
+  };
   const items = reading.items;
   const out = new Array(output.length);
   for (let k = 0; k < output.length; k++) {
