@@ -3,8 +3,7 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::decode::set;
-use super::js::{build_result, Reading};
+use super::js::{build_result, make_event, Reading};
 use crate::strategies::{CompressionEvent, Reduction, Slot};
 
 /// Output entries at or above this are written messages (`buildResult` in `reader.js`).
@@ -12,12 +11,7 @@ const NEW: u32 = 0x8000_0000;
 
 /// A core event as a plain object: `{ type, messages, tokensBefore, tokensAfter }`.
 pub fn event_object(e: &CompressionEvent) -> Object {
-    let event = Object::new();
-    set(&event, "type", e.kind);
-    set(&event, "messages", e.messages as u32);
-    set(&event, "tokensBefore", e.tokens_before);
-    set(&event, "tokensAfter", e.tokens_after);
-    event
+    make_event(e.kind, e.messages as u32, e.tokens_before, e.tokens_after)
 }
 
 /// What a reduction wrote besides indices: the new messages (`Slot::New(k)` is

@@ -128,6 +128,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = optionEntries)]
     pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
 
+    /// `{ type, messages, tokensBefore, tokensAfter }`.
+    #[wasm_bindgen(js_name = makeEvent)]
+    pub fn make_event(kind: &str, messages: u32, tokens_before: f64, tokens_after: f64) -> Object;
+
     #[wasm_bindgen(js_name = buildResult)]
     #[allow(clippy::too_many_arguments)]
     pub fn build_result(

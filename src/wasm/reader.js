@@ -1582,6 +1582,11 @@ function plainArray(values) {
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
  * written message); the kept messages are the input objects themselves.
  */
+/** A core event. */
+export function makeEvent(type, messages, tokensBefore, tokensAfter) {
+  return { type, messages, tokensBefore, tokensAfter };
+}
+
 /** The result: `totals` are reduced (1 or 0), removedCount, tokensBefore, tokensAfter and
  * overBudget (1 or 0). */
 export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, totals, events) {
