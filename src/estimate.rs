@@ -189,9 +189,8 @@ const fn ascii_classes() -> [u8; 128] {
 
 static ASCII: [u8; 128] = ascii_classes();
 
-/// The class of a non-ASCII code point.
-fn class_of(c: char) -> u8 {
-    let u = c as u32;
+/// The class of a non-ASCII code point (one that is not a valid `char` is "other").
+const fn class_of(u: u32) -> u8 {
     match u {
         // Latin with diacritics, Greek and Cyrillic: o200k spends about as little on them as
         // on ASCII letters (Russian was over-counted by 150% as "other").
@@ -279,14 +278,21 @@ impl Scanner {
         let mut i = 0;
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         let mut counts = AsciiCounts::default();
+        // Where the bytes are known to be ASCII up to (scalar steps until there, then SIMD
+        // again): past the ASCII bytes before a non-ASCII one, no block is tried twice, and
+        // none starts on a non-ASCII byte (CJK text goes on scalar).
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let mut ascii_to = 0;
         while i < bytes.len() {
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if simd && i + 16 <= bytes.len() {
-                let next = counts.run(bytes, i, &mut prev_space);
-                if next > i {
-                    i = next;
+            if simd && i >= ascii_to && i + 16 <= bytes.len() && bytes[i] < 0x80 {
+                let non_ascii = AsciiCounts::non_ascii(bytes, i);
+                if non_ascii == 0 {
+                    i = counts.run(bytes, i, &mut prev_space);
                     continue;
                 }
+                // The bytes before the first non-ASCII one are ASCII.
+                ascii_to = i + non_ascii.trailing_zeros() as usize;
             }
             let _ = simd;
             let b = bytes[i];
@@ -300,7 +306,7 @@ impl Scanner {
             }
             let (c, width) = decode(bytes, i);
             i += width;
-            let class = class_of(c);
+            let class = class_in_blocks(c);
             if class == SPACE {
                 sum += self.by_class[SPACE_RUN as usize];
                 starts += i64::from(!prev_space);
@@ -341,6 +347,18 @@ impl AsciiCounts {
     /// Counts the classes of the all-ASCII 16-byte blocks that follow one another from
     /// `bytes[i]`, in per-lane counters (flushed every 255 blocks); returns where they end
     /// (`i` itself when the first block is not all ASCII).
+    /// One bit for each byte of `bytes[i..i + 16]` that is not ASCII (`i + 16 <= len`).
+    #[inline(always)]
+    fn non_ascii(bytes: &[u8], i: usize) -> u32 {
+        use core::arch::wasm32::*;
+        debug_assert!(i + 16 <= bytes.len());
+        // SAFETY: i + 16 <= bytes.len() (the caller's check), and v128_load takes unaligned
+        // addresses.
+        u32::from(u8x16_bitmask(unsafe {
+            v128_load(bytes.as_ptr().add(i).cast::<v128>())
+        }))
+    }
+
     #[inline(always)]
     fn run(&mut self, bytes: &[u8], mut i: usize, prev_space: &mut bool) -> usize {
         use core::arch::wasm32::*;
@@ -431,15 +449,49 @@ fn sum(v: core::arch::wasm32::v128) -> i64 {
 }
 
 /// The code point starting at `bytes[i]` (valid UTF-8) and its width in bytes.
-fn decode(bytes: &[u8], i: usize) -> (char, usize) {
+#[inline(always)]
+fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
     let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
     let b = u32::from(bytes[i]);
-    let (cp, width) = match b {
+    match b {
         0xF0..=0xFF => (((b & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
         0xE0..=0xEF => (((b & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
         _ => (((b & 0x1F) << 6) | at(1), 2),
-    };
-    (char::from_u32(cp).unwrap_or('\u{FFFD}'), width)
+    }
+}
+
+/// Marks a block of [`BLOCK_CLASS`] whose code points are not all of one class.
+const MIXED: u8 = u8::MAX;
+
+/// The class of each block of 256 code points of the Basic Multilingual Plane whose code
+/// points all share one ([`MIXED`] for the others): Han, Hangul and most scripts are
+/// classed in one lookup.
+static BLOCK_CLASS: [u8; 256] = {
+    let mut table = [MIXED; 256];
+    let mut block = 0;
+    while block < 256 {
+        let first = class_of((block as u32) << 8);
+        let mut c = 1;
+        while c < 256 && class_of(((block as u32) << 8) | c) == first {
+            c += 1;
+        }
+        if c == 256 {
+            table[block] = first;
+        }
+        block += 1;
+    }
+    table
+};
+
+/// [`class_of`], through [`BLOCK_CLASS`] first.
+#[inline(always)]
+fn class_in_blocks(u: u32) -> u8 {
+    if let Some(&class) = BLOCK_CLASS.get(u as usize >> 8) {
+        if class != MIXED {
+            return class;
+        }
+    }
+    class_of(u)
 }
 
 /// Estimated tokens of one text, before rounding, by the class weights.
@@ -459,6 +511,14 @@ mod tests {
 
     fn est(text: &str) -> f64 {
         text_weight(text, &Weights::default())
+    }
+
+    #[test]
+    fn the_block_table_classes_every_code_point_as_the_ranges_do() {
+        for u in 0x80..0x11_0000 {
+            assert_eq!(class_in_blocks(u), class_of(u), "U+{u:04X}");
+        }
+        assert!(BLOCK_CLASS.iter().filter(|&&c| c != MIXED).count() > 150);
     }
 
     #[test]
