@@ -78,7 +78,10 @@ pub fn count_decisive(
         .map(|g| group_tokens(g, t))
         .sum();
     let mut g = s.groups.len();
-    let (mut batch, mut estimated, mut suffix) = (64, 0usize, 0.0);
+    // The first batch: a few newest groups' worth (a short history is not mostly estimated
+    // before the average tells how far to go).
+    let first = (s.groups.len() / 16).clamp(16, 64);
+    let (mut batch, mut estimated, mut suffix) = (first, 0usize, 0.0);
     while counted <= max && g > 0 {
         want.clear();
         let newest = g;
