@@ -270,6 +270,45 @@ impl Reader<'_, '_> {
 }
 
 impl Config {
+    /// Every option, in the order the parser reads them (whatever their values: a native
+    /// test checks it). `reader.js` reads them all in one pass, in this order, from its own
+    /// copy of the list (the same test checks that copy).
+    pub const OPTION_NAMES: [&'static str; 33] = [
+        "strategy",
+        "format",
+        "maxTokens",
+        "targetTokens",
+        "targetMessages",
+        "thresholdMessages",
+        "keepSystem",
+        "keepLast",
+        "startOn",
+        "keepRecentPairs",
+        "tokenCounts",
+        "countTokens",
+        "estimator",
+        "charsPerToken",
+        "tokenizer",
+        "estimatorWeights",
+        "calibration",
+        "messageOverhead",
+        "imageTokens",
+        "summarizer",
+        "summaryMode",
+        "summaryRole",
+        "summaryTag",
+        "summaryMaxTokens",
+        "onSummarizerError",
+        "timeoutMs",
+        "signal",
+        "largeMessageTokens",
+        "previewChars",
+        "minToolRun",
+        "currentRoundRatio",
+        "onOverBudget",
+        "onEvent",
+    ];
+
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
     pub fn parse(
@@ -573,8 +612,8 @@ mod tests {
 
     #[test]
     fn every_option_is_read_once_in_one_order_whatever_the_values() {
-        // The boundary records this order once and reads every option in one call
-        // (`decode::OPTION_KEYS`): no option may be read only for some values of others.
+        // The boundary reads every option in one call, in this order (`OPTION_NAMES`): no
+        // option may be read only for some values of others.
         let bare = keys_read(&[("maxTokens", Number(1000.0))]);
         let full = keys_read(&[
             ("strategy", Text("progressive".into())),
@@ -605,7 +644,20 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), bare.len(), "an option read twice");
-        assert!(bare.len() >= 30, "{bare:?}");
+        assert_eq!(bare, Config::OPTION_NAMES);
+        // reader.js reads them from its copy of the list.
+        let js = include_str!("wasm/reader.js");
+        let list = js
+            .split_once("const OPTION_KEYS = [")
+            .and_then(|(_, rest)| rest.split_once("];"))
+            .map(|(list, _)| list)
+            .expect("reader.js lists OPTION_KEYS");
+        let copy: Vec<&str> = list
+            .split(',')
+            .map(|k| k.trim().trim_matches('"'))
+            .filter(|k| !k.is_empty())
+            .collect();
+        assert_eq!(copy, Config::OPTION_NAMES, "reader.js's OPTION_KEYS");
     }
 
     #[test]

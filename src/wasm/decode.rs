@@ -8,8 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::estimating::{self, estimate_decisive, Estimating};
 use super::js::{
-    option_entries, read_messages, read_option, read_options, remember, set_option_keys, Reading,
-    ReduceError,
+    option_entries, read_messages, read_option, read_options, remember, Reading, ReduceError,
 };
 use crate::config::{Config, OptionValue};
 use crate::error;
@@ -95,20 +94,6 @@ mod kind {
     pub const THREW: u8 = 10;
 }
 
-thread_local! {
-    /// The option names in the order `Config::parse_with` reads them (recorded from the
-    /// parser itself), handed to `readOptions` once.
-    static OPTION_KEYS: Vec<&'static str> = {
-        let mut keys = Vec::new();
-        let _ = Config::parse_with(false, |key| {
-            keys.push(key);
-            Ok(OptionValue::Missing)
-        });
-        set_option_keys(&keys.iter().map(|k| JsValue::from_str(k)).collect());
-        keys
-    };
-}
-
 /// Reads and validates `config`. `need_trigger`: whether a missing trigger is an error.
 /// Every option is read once, all in one call to `readOptions`; the callbacks are kept as
 /// read.
@@ -127,7 +112,7 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
         )
         .into());
     }
-    let keys = OPTION_KEYS.with(|keys| keys.clone());
+    let keys = &Config::OPTION_NAMES;
     let mut kinds = vec![kind::MISSING; keys.len()];
     let mut numbers = vec![0.0; keys.len()];
     let values = read_options(config, &mut kinds, &mut numbers);

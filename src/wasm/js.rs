@@ -119,10 +119,8 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_name = readOption)]
     pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
-    /// The option names `read_options` reads, in order.
-    #[wasm_bindgen(js_name = setOptionKeys)]
-    pub fn set_option_keys(keys: &Array);
-    /// Every option at once: kinds and numbers written into the slices, the values returned.
+    /// Every option at once (`Config::OPTION_NAMES`, in order): kinds and numbers written
+    /// into the slices, the values returned.
     #[wasm_bindgen(js_name = readOptions)]
     pub fn read_options(config: &JsValue, kinds: &mut [u8], numbers: &mut [f64]) -> Array;
     #[wasm_bindgen(catch, js_name = optionEntries)]

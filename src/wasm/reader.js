@@ -1509,12 +1509,16 @@ function optionError(key, e) {
   return new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
 }
 
-/** The option names, in the order the core reads them (`setOptionKeys`, once). */
-let OPTION_KEYS = [];
-
-export function setOptionKeys(keys) {
-  OPTION_KEYS = keys;
-}
+/** The option names, in the order the core reads them: `Config::OPTION_NAMES` (a native
+ * test in config.rs checks that this is the same list). */
+const OPTION_KEYS = [
+  "strategy", "format", "maxTokens", "targetTokens", "targetMessages", "thresholdMessages",
+  "keepSystem", "keepLast", "startOn", "keepRecentPairs", "tokenCounts", "countTokens",
+  "estimator", "charsPerToken", "tokenizer", "estimatorWeights", "calibration", "messageOverhead",
+  "imageTokens", "summarizer", "summaryMode", "summaryRole", "summaryTag", "summaryMaxTokens",
+  "onSummarizerError", "timeoutMs", "signal", "largeMessageTokens", "previewChars", "minToolRun",
+  "currentRoundRatio", "onOverBudget", "onEvent",
+];
 
 // Kinds of option values: the same numbers as `OptionKind` in decode.rs.
 const O_MISSING = 0, O_BOOL = 1, O_NUMBER = 2, O_TEXT = 3, O_FUNCTION = 4, O_ARRAY = 5, O_OBJECT = 6,
