@@ -19,6 +19,21 @@ pub enum Protection {
 }
 
 impl Protection {
+    /// Every protection, `None` first: the boundary names them by their place here.
+    pub const ALL: [Protection; 6] = [
+        Protection::None,
+        Protection::System,
+        Protection::Summary,
+        Protection::KeepLast,
+        Protection::LatestUserInput,
+        Protection::StartOnUser,
+    ];
+
+    /// Its place in [`Protection::ALL`].
+    pub fn code(self) -> u8 {
+        Protection::ALL.iter().position(|&p| p == self).unwrap_or(0) as u8
+    }
+
     pub fn is_protected(self) -> bool {
         self != Protection::None
     }

@@ -126,6 +126,22 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = optionEntries)]
     pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
 
+    /// `analyze`'s result from its columns (see `buildAnalysis` in reader.js).
+    #[wasm_bindgen(js_name = buildAnalysis)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_analysis(
+        format: &str,
+        role_names: &Array,
+        protection_names: &Array,
+        roles: &[u8],
+        tokens: &[f64],
+        groups: &[u32],
+        rounds: &[u32],
+        protections: &[u8],
+        marks: &[u8],
+        totals: &[f64],
+    ) -> JsValue;
+
     /// `{ type, messages, tokensBefore, tokensAfter }`.
     #[wasm_bindgen(js_name = makeEvent)]
     pub fn make_event(kind: &str, messages: u32, tokens_before: f64, tokens_after: f64) -> Object;

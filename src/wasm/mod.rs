@@ -14,15 +14,16 @@ mod summarize;
 
 pub use history::ChatHistory;
 
-use js_sys::{Array, Object};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::analysis;
 use crate::config::Strategy;
-use crate::transcript::Transcript;
-use decode::{decode_config, decode_for_reduction, decode_messages, set, Call};
+use crate::protect::Protection;
+use crate::transcript::{Role, Transcript};
+use decode::{decode_config, decode_for_reduction, decode_messages, Call};
 use encode::{core_events, encode_result, Writings};
-use js::Reading;
+use js::{build_analysis, Reading};
 
 /// The allocator: talc in place of Rust's default dlmalloc, a third of its size and faster
 /// (the module is single-threaded).
@@ -219,29 +220,40 @@ pub fn analyze(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let (transcript, _) = decode_messages(messages, &call)?;
     let a = analysis::analyze(&transcript, &call.config);
-    let list = Array::new_with_length(a.messages.len() as u32);
-    for (k, m) in a.messages.iter().enumerate() {
-        let o = Object::new();
-        set(&o, "index", m.index as u32);
-        set(&o, "role", m.role.name());
-        set(&o, "tokens", m.tokens);
-        set(&o, "group", m.group as u32);
-        set(&o, "round", m.round as u32);
-        set(&o, "protected", m.protected.is_protected());
-        if let Some(reason) = m.protected.name() {
-            set(&o, "protectedBy", reason);
-        }
-        set(&o, "summary", m.summary);
-        set(&o, "realUser", m.real_user);
-        list.set(k as u32, o.into());
-    }
-    let out = Object::new();
-    set(&out, "format", a.format.name());
-    set(&out, "messages", list);
-    set(&out, "totalTokens", a.total_tokens);
-    set(&out, "totalMessages", a.messages.len() as u32);
-    set(&out, "groups", a.groups as u32);
-    set(&out, "rounds", a.rounds as u32);
-    set(&out, "shouldReduce", a.should_reduce);
-    Ok(out.into())
+    let m = &a.messages;
+    let roles: Vec<u8> = m.iter().map(|m| m.role.code()).collect();
+    let tokens: Vec<f64> = m.iter().map(|m| m.tokens).collect();
+    let groups: Vec<u32> = m.iter().map(|m| m.group as u32).collect();
+    let rounds: Vec<u32> = m.iter().map(|m| m.round as u32).collect();
+    let protections: Vec<u8> = m.iter().map(|m| m.protected.code()).collect();
+    let marks: Vec<u8> = m
+        .iter()
+        .map(|m| u8::from(m.summary) | u8::from(m.real_user) << 1)
+        .collect();
+    let role_names: Array = (0..=u8::MAX)
+        .map_while(Role::from_code)
+        .map(|r| JsValue::from_str(r.name()))
+        .collect();
+    let protection_names: Array = Protection::ALL
+        .iter()
+        .map(|p| JsValue::from_str(p.name().unwrap_or("")))
+        .collect();
+    let totals = [
+        a.total_tokens,
+        a.groups as f64,
+        a.rounds as f64,
+        f64::from(u8::from(a.should_reduce)),
+    ];
+    Ok(build_analysis(
+        a.format.name(),
+        &role_names,
+        &protection_names,
+        &roles,
+        &tokens,
+        &groups,
+        &rounds,
+        &protections,
+        &marks,
+        &totals,
+    ))
 }

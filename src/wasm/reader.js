@@ -1586,6 +1586,28 @@ function plainArray(values) {
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
  * written message); the kept messages are the input objects themselves.
  */
+/**
+ * `analyze`'s result (`Analysis` in types.d.ts), built in one loop: per message its role
+ * (a code of `roleNames`), tokens, group, round, protection (a code of `protectionNames`,
+ * 0 for none) and marks (1: a summary, 2: a real user input); `totals` are totalTokens,
+ * groups, rounds and shouldReduce (1 or 0).
+ */
+export function buildAnalysis(format, roleNames, protectionNames, roles, tokens, groups, rounds, protections, marks, totals) {
+  const n = roles.length;
+  const messages = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const role = roleNames[roles[i]], p = protections[i];
+    const summary = (marks[i] & 1) !== 0, realUser = (marks[i] & 2) !== 0;
+    messages[i] = p === 0
+      ? { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: false, summary, realUser }
+      : { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: true, protectedBy: protectionNames[p], summary, realUser };
+  }
+  return {
+    format, messages, totalTokens: totals[0], totalMessages: n, groups: totals[1], rounds: totals[2],
+    shouldReduce: totals[3] === 1,
+  };
+}
+
 /** A core event. */
 export function makeEvent(type, messages, tokensBefore, tokensAfter) {
   return { type, messages, tokensBefore, tokensAfter };
