@@ -1932,8 +1932,17 @@ function payloadText(out) {
 }
 
 function previewOf(text, chars) {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
+  // Whitespace runs collapsed, trimmed, cut to `chars` (with "…" when cut): from a prefix of
+  // the text, as long as a prefix that long is enough to know (a long text is not
+  // flattened whole).
+  for (let window = 2 * chars + 16; ; window *= 2) {
+    if (window >= text.length) {
+      const flat = text.replace(/\s+/g, " ").trim();
+      return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
+    }
+    const flat = text.slice(0, window).replace(/\s+/g, " ").trimStart();
+    if (flat.length > chars) return `${flat.slice(0, chars)}…`;
+  }
 }
 
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */
