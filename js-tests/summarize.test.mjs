@@ -175,6 +175,32 @@ test("progressive without a summarizer: stages 1–3 reach the target and every 
   assert.deepEqual(Object.keys(reduceSync(input, { strategy: "progressive", maxTokens }).offloaded), Object.keys(r.offloaded));
 });
 
+test("an offloaded message's preview is its text with whitespace runs collapsed, cut to previewChars", () => {
+  const flat = (t) => t.replace(/\s+/g, " ").trim();
+  const texts = [
+    // Long, with runs of every length (one across every window the preview may look at).
+    "  \n " + Array.from({ length: 400 }, (_, k) => `word${k}${" \n\t".repeat(k % 7)}`).join(""),
+    // Large only by its whitespace: the preview is all of it, flattened, without "…".
+    "start" + " ".repeat(3000) + "\n".repeat(2000) + "end  ",
+  ];
+  const input = [{ role: "system", content: "rules" }];
+  texts.forEach((text, k) => input.push(
+    { role: "user", content: `question ${k}` },
+    { role: "assistant", content: null, tool_calls: [{ id: `c${k}`, type: "function", function: { name: "read", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: `c${k}`, content: text },
+    { role: "assistant", content: `answer ${k}` },
+  ));
+  for (let k = 0; k < 6; k++) input.push({ role: "user", content: `later ${k}` }, { role: "assistant", content: `reply ${k}` });
+  const r = reduceSync(input, { strategy: "progressive", maxTokens: 700, largeMessageTokens: 100, previewChars: 40 });
+  for (const [k, at] of [[0, 3], [1, 7]]) {
+    assert.ok(r.rewritten.includes(at), `tool result ${k} offloaded (${r.events.map((e) => e.type)})`);
+    const written = r.messages.find((m) => m.role === "tool" && m.tool_call_id === `c${k}`);
+    const preview = written.content.slice(written.content.indexOf("\n") + 1);
+    const whole = flat(texts[k]);
+    assert.equal(preview, whole.length <= 40 ? whole : `${whole.slice(0, 40)}…`);
+  }
+});
+
 test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough, with the right kinds", async () => {
   const input = agentSession();
   const kinds = [];
