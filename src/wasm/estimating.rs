@@ -150,6 +150,7 @@ pub fn estimate_decisive(
         }
     });
     if pending {
+        install();
         reading.set_estimator(&est.params());
     }
     pending
@@ -187,8 +188,15 @@ pub fn complete(reading: &Reading) -> f64 {
     missing.iter().map(|&i| est.tokens(raw[i as usize])).sum()
 }
 
-/// Installs [`complete`] for `reader.js` (once, when the module starts).
-pub fn install() {
+/// Installs [`complete`] for `reader.js`, once: when a reading is first left pending (most
+/// programs never need it, and a module starts faster without it).
+fn install() {
+    thread_local! {
+        static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if INSTALLED.with(|done| done.replace(true)) {
+        return;
+    }
     let complete = Closure::<dyn Fn(JsValue) -> f64>::new(|reading: JsValue| {
         complete(&reading.unchecked_into())
     });

@@ -40,14 +40,12 @@ extern "C" {
 }
 
 /// When the module starts: a panic is a bug (SPEC §9.11: bad input is a `ReduceError`), so
-/// say where on the console before the module traps; and install the late estimate of
-/// `tokensBefore` (see `estimating`).
+/// say where on the console before the module traps.
 #[wasm_bindgen(start, private)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error(&format!("chat-history-reducer: {info}"));
     }));
-    estimating::install();
 }
 
 /// Reduces `messages` with a strategy that needs no summarizer.
