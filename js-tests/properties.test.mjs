@@ -4,7 +4,7 @@
 // system messages and the latest user input, and meet the budget or say it could not.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reduce, reduceSync, estimateTokens } from "chat-history-reducer";
+import { analyze, reduce, reduceSync, estimateTokens } from "chat-history-reducer";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
 
@@ -153,7 +153,7 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
   for (let k = 0; k < CASES; k++) {
     const format = formats[k % formats.length];
     const strategy = strategies[Math.floor(rand() * strategies.length)];
-    const input = write[format](steps(rand), rand() < 0.6);
+    const input = write[format](steps(rand, true), rand() < 0.6);
     const total = estimateTokens(input);
     const maxTokens = Math.max(20, Math.floor(total * (0.1 + rand() * 0.8)));
     const config = { strategy, maxTokens, keepLast: Math.floor(rand() * 3), format };
@@ -243,7 +243,7 @@ test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON roun
     const config = { strategy, maxTokens: 400 + Math.floor(rand() * 1500), format };
     if (strategy === "summarize" || (strategy === "progressive" && rand() < 0.5)) config.summarizer = async (req) => `sum ${req.kind} ${req.messages.length}`;
     if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
-    const all = write[format](steps(rand).concat(steps(rand)), rand() < 0.5);
+    const all = write[format](steps(rand, true).concat(steps(rand, true)), rand() < 0.5);
     const h = new ChatHistory(config);
     let copy;
     let pushed = 0;
@@ -305,6 +305,8 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
     if (counter < 0.15) config.countTokens = (m) => Math.ceil(JSON.stringify(m).length / 3);
     for (let op = 0; op < 10; op++) {
       if (counter >= 0.15 && counter < 0.3) config.tokenCounts = Array.from({ length: history.length }, () => (rand() < 0.5 ? 1 + int(300) : undefined));
+      // (Removals may have emptied it: a new conversation then.)
+      if (history.length === 0) history = write[format](steps(rand, true), false);
       const choice = rand();
       const i = int(history.length);
       const m = history[i];
@@ -422,8 +424,13 @@ test("every format: unchanged messages are not read again, new and edited ones a
     assert.deepEqual(count(history), added.map((_, k) => history.length - added.length + k), `${format}: only the new messages`);
     const i = 1 + Math.floor(rand() * (history.length - 2));
     history[i] = { ...history[i] };
+    // What is left without the first i messages may read as another format (its own shape
+    // decides, as for copies; then it is read again): found on copies, before the calls.
+    const plain = { format: config.format };
+    const formatOf = (messages) => analyze(structuredClone(messages), plain).format;
+    const sameFormat = formatOf(history.slice(i)) === formatOf(history);
     assert.deepEqual(count(history), [i], `${format}: only the replaced message`);
-    assert.deepEqual(count(history.slice(i)), [], `${format}: a reduced history (its oldest messages removed)`);
+    if (sameFormat) assert.deepEqual(count(history.slice(i)), [], `${format}: a reduced history (its oldest messages removed)`);
   }
 });
 

@@ -188,17 +188,41 @@ impl<'a> Progressive<'a> {
     /// Whether message `i` may be touched at all: not system, not a summary, not the
     /// latest real user input, not yet rewritten.
     fn touchable(&self, i: usize) -> bool {
+        self.fate[i] == Fate::Kept && self.ever_touchable(i)
+    }
+
+    /// [`Progressive::touchable`] whatever was done to it: not system, not a summary, not
+    /// the latest real user input.
+    fn ever_touchable(&self, i: usize) -> bool {
         let m = &self.t.messages[i];
-        self.fate[i] == Fate::Kept
-            && !(m.is_system() && self.config.keep_system)
-            && !m.is_summary()
-            && Some(i) != self.latest_user
+        !(m.is_summary() || m.is_system() && self.config.keep_system) && Some(i) != self.latest_user
     }
 
     /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, and not
     /// a reasoning item, which is never edited (it may go whole with its round or its run).
     fn editable(&self, i: usize) -> bool {
-        self.touchable(i) && self.t.messages[i].flags & crate::transcript::flags::ATTACH_NEXT == 0
+        self.touchable(i) && !self.reasoning(i)
+    }
+
+    fn reasoning(&self, i: usize) -> bool {
+        self.t.messages[i].flags & crate::transcript::flags::ATTACH_NEXT != 0
+    }
+
+    /// Whether stage 6 may compress message `i`: editable, or already rewritten in place by
+    /// an earlier stage (a preview, a summary of a large message) but editable otherwise —
+    /// a reduction of the result would compress what stands there, so this one does.
+    fn compressible(&self, i: usize) -> bool {
+        matches!(self.fate[i], Fate::Kept | Fate::Rewritten)
+            && self.ever_touchable(i)
+            && !self.reasoning(i)
+    }
+
+    /// The tokens message `i` stands for now: its own, or those of what was written for it.
+    fn tokens_now(&self, i: usize) -> f64 {
+        match self.written_at[i] {
+            Some(k) if self.fate[i] == Fate::Rewritten => self.written[k as usize].tokens,
+            _ => self.tokens[i],
+        }
     }
 
     fn in_keep_last(&self, i: usize) -> bool {
@@ -318,13 +342,13 @@ impl<'a> Progressive<'a> {
             6 if self.has_summarizer => (0..n)
                 .filter(|&i| {
                     self.s.round_of[i] == current
-                        && self.editable(i)
+                        && self.compressible(i)
                         && self.t.messages[i].role == Role::Tool
                 })
                 .map(|i| Action::Rewrite {
                     message: i as u32,
                     kind: SummaryKind::CurrentRound,
-                    target_tokens: (self.tokens[i] * self.config.current_round_ratio)
+                    target_tokens: (self.tokens_now(i) * self.config.current_round_ratio)
                         .floor()
                         .max(1.0),
                 })
@@ -381,9 +405,12 @@ impl<'a> Progressive<'a> {
             Action::SummarizeRounds { messages, .. } => messages
                 .iter()
                 .all(|&i| self.fate[i as usize] != Fate::Dropped),
-            Action::Offload { message } | Action::Rewrite { message, .. } => {
-                self.fate[*message as usize] == Fate::Kept
-            }
+            Action::Offload { message } => self.fate[*message as usize] == Fate::Kept,
+            Action::Rewrite { message, kind, .. } => match self.fate[*message as usize] {
+                Fate::Kept => true,
+                Fate::Rewritten => *kind == SummaryKind::CurrentRound,
+                _ => false,
+            },
             Action::Finish => false,
         }
     }
@@ -430,6 +457,14 @@ impl<'a> Progressive<'a> {
                 });
             }
             Action::Offload { message } | Action::Rewrite { message, .. } => {
+                // What an earlier stage wrote for it (stage 6 compresses previews too) gives
+                // way.
+                if let Some(old) = self.written_at[message as usize].take() {
+                    let w = &mut self.written[old as usize];
+                    self.running_tokens -= w.tokens;
+                    w.tokens = 0.0;
+                    w.standing = false;
+                }
                 self.running_tokens += tokens - self.tokens[message as usize];
                 self.fate[message as usize] = Fate::Rewritten;
                 self.tokens[message as usize] = 0.0;
@@ -669,6 +704,66 @@ mod tests {
             "{}",
             r.tokens_after
         );
+    }
+
+    #[test]
+    fn stage_6_compresses_the_previews_of_stage_3_when_they_are_not_enough() {
+        // One round: a user input, one call message with 30 large results. Stage 3 turns the
+        // results into previews (70 tokens each here), still over the target; stage 6 then
+        // compresses what stands there — as a reduction of this result would.
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 50.0));
+        let mut user = MessageInfo::new(Role::User, 30.0);
+        user.flags |= crate::transcript::flags::REAL_USER;
+        t.push(user);
+        t.push(MessageInfo::new(Role::Assistant, 20.0));
+        for key in 0..30 {
+            t.link(LinkKind::Call, key);
+        }
+        for key in 0..30 {
+            t.push(MessageInfo::new(Role::Tool, 2000.0));
+            t.link(LinkKind::Result, key);
+        }
+        let c = config(&[
+            ("maxTokens", Number(1500.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+        ]);
+        let (r, actions) = run(&t, &c);
+        let rewrites: Vec<(u32, f64)> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Rewrite {
+                    message,
+                    kind: SummaryKind::CurrentRound,
+                    target_tokens,
+                } => Some((*message, *target_tokens)),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            actions
+                .iter()
+                .filter(|a| matches!(a, Action::Offload { .. }))
+                .count()
+                == 30,
+            "{actions:?}"
+        );
+        assert!(!rewrites.is_empty(), "{actions:?}");
+        // Each to the ratio of its preview, not of its original.
+        assert!(
+            rewrites.iter().all(|&(_, target)| target == 21.0),
+            "{rewrites:?}"
+        );
+        assert!(!r.over_budget);
+        assert!(r.tokens_after <= 1200.0, "{}", r.tokens_after);
+        // One message out for each result: the latest writing stands.
+        let new = r
+            .output
+            .iter()
+            .filter(|s| matches!(s, Slot::New(_)))
+            .count();
+        assert_eq!(new, 30);
+        assert_eq!(r.indices(Fate::Rewritten).len(), 30);
     }
 
     #[test]
