@@ -1583,10 +1583,6 @@ function plainArray(values) {
 }
 
 /**
- * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
- * written message); the kept messages are the input objects themselves.
- */
-/**
  * `analyze`'s result (`Analysis` in types.d.ts), built in one loop: per message its role
  * (a code of `roleNames`), tokens, group, round, protection (a code of `protectionNames`,
  * 0 for none) and marks (1: a summary, 2: a real user input); `totals` are totalTokens,
@@ -1613,8 +1609,11 @@ export function makeEvent(type, messages, tokensBefore, tokensAfter) {
   return { type, messages, tokensBefore, tokensAfter };
 }
 
-/** The result: `totals` are reduced (1 or 0), removedCount, tokensBefore, tokensAfter and
- * overBudget (1 or 0). */
+/**
+ * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
+ * written message); the kept messages are the input objects themselves. `totals`: reduced
+ * (1 or 0), removedCount, tokensBefore, tokensAfter and overBudget (1 or 0).
+ */
 export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, totals, events) {
   const meta = {
     reduced: totals[0] === 1, removedCount: totals[1], tokensBefore: totals[2], tokensAfter: totals[3],
