@@ -433,16 +433,7 @@ impl<'a> Progressive<'a> {
                     self.fate[i] = Fate::Summarized;
                     self.tokens[i] = 0.0;
                     // A digest or preview written here before is replaced too.
-                    if let Some(old) = self.written_at[i].take() {
-                        let w = &mut self.written[old as usize];
-                        if w.replaces {
-                            // A digest stood as one message of its own.
-                            self.running_messages -= 1;
-                        }
-                        self.running_tokens -= w.tokens;
-                        w.standing = false;
-                        w.tokens = 0.0;
-                    }
+                    self.retire_written(i);
                 }
                 self.running_tokens += tokens;
                 self.running_messages += 1;
@@ -459,12 +450,7 @@ impl<'a> Progressive<'a> {
             Action::Offload { message } | Action::Rewrite { message, .. } => {
                 // What an earlier stage wrote for it (stage 6 compresses previews too) gives
                 // way.
-                if let Some(old) = self.written_at[message as usize].take() {
-                    let w = &mut self.written[old as usize];
-                    self.running_tokens -= w.tokens;
-                    w.tokens = 0.0;
-                    w.standing = false;
-                }
+                self.retire_written(message as usize);
                 self.running_tokens += tokens - self.tokens[message as usize];
                 self.fate[message as usize] = Fate::Rewritten;
                 self.tokens[message as usize] = 0.0;
@@ -479,6 +465,20 @@ impl<'a> Progressive<'a> {
                 self.stage_count += 1;
             }
             Action::Finish => {}
+        }
+    }
+
+    /// What was written for message `i`, if anything, stands no more: it counts for nothing
+    /// (a digest that stood as a message of its own, for one message less).
+    fn retire_written(&mut self, i: usize) {
+        if let Some(old) = self.written_at[i].take() {
+            let w = &mut self.written[old as usize];
+            if w.replaces {
+                self.running_messages -= 1;
+            }
+            self.running_tokens -= w.tokens;
+            w.standing = false;
+            w.tokens = 0.0;
         }
     }
 
