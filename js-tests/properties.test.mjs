@@ -284,16 +284,18 @@ function outcome(messages, config) {
   }
 }
 
-test("a call that takes over an earlier call's reading decides exactly as a fresh read", () => {
-  // Readings are kept between calls by message object (reader.js); every way an app changes
-  // its history between turns must give what reading copies of the messages gives.
-  const { rand, int } = seeded(11);
+/**
+ * Readings are kept between calls by message object (reader.js); every way an app changes
+ * its history between turns must give what reading copies of the messages gives. `cases`
+ * histories of about `length` messages, `ops` changes each.
+ */
+function takeOverDecidesAsFreshRead(seed, cases, length, ops) {
+  const { rand, int } = seeded(seed);
   const formats = Object.keys(write);
-  const cases = Math.max(24, Math.floor(CASES / 4));
   let taken = 0;
   for (let k = 0; k < cases; k++) {
     const format = formats[k % formats.length];
-    let history = randomHistory(rand, format, 40, 0.6, true);
+    let history = randomHistory(rand, format, length, 0.6, true);
     const total = estimateTokens(history);
     const config = { maxTokens: Math.max(40, Math.floor(total * (0.2 + rand() * 0.6))), format: rand() < 0.5 ? "auto" : format };
     if (rand() < 0.4) Object.assign(config, { estimator: "length", charsPerToken: 2 + int(4) });
@@ -303,7 +305,7 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
     // per call for some messages (never kept).
     const counter = rand();
     if (counter < 0.15) config.countTokens = (m) => Math.ceil(JSON.stringify(m).length / 3);
-    for (let op = 0; op < 10; op++) {
+    for (let op = 0; op < ops; op++) {
       if (counter >= 0.15 && counter < 0.3) config.tokenCounts = Array.from({ length: history.length }, () => (rand() < 0.5 ? 1 + int(300) : undefined));
       // (Removals may have emptied it: a new conversation then.)
       if (history.length === 0) history = write[format](steps(rand, true), false);
@@ -355,7 +357,17 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
       taken++;
     }
   }
-  assert.ok(taken >= cases * 10);
+  assert.ok(taken >= cases * ops);
+}
+
+test("a call that takes over an earlier call's reading decides exactly as a fresh read", () => {
+  takeOverDecidesAsFreshRead(11, Math.max(24, Math.floor(CASES / 4)), 40, 10);
+});
+
+test("the same on long histories: readings kept in chunks (texts, stamps) across their boundaries", () => {
+  // Thousands of messages: a reading's texts and stamps are kept in chunks of thousands
+  // (reader.js `TextChunks`, `Stamps`); histories that grow, are cut and edited cross them.
+  takeOverDecidesAsFreshRead(12, 7, 2600, 4);
 });
 
 test("auto-detection reports the same first error whether or not readers check the format as they read", () => {
