@@ -40,10 +40,16 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// A reduction that could not be done, with what was wrong and where.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{message}")]
-pub struct ReduceError {
+/// A reduction that could not be done, with what was wrong and where: its [`Details`],
+/// behind one pointer (a `Result` that carries it is moved by `?` as one word, which keeps
+/// every fallible function of the core smaller — less for the engine to compile).
+#[derive(Clone, PartialEq, thiserror::Error)]
+#[error("{}", .0.message)]
+pub struct ReduceError(Box<Details>);
+
+/// What a [`ReduceError`] says (its fields read through it: `e.code`, `e.message`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Details {
     pub code: ErrorCode,
     pub message: String,
     /// The input message at fault (`INVALID_MESSAGE`).
@@ -52,30 +58,55 @@ pub struct ReduceError {
     pub field: Option<String>,
 }
 
+impl std::ops::Deref for ReduceError {
+    type Target = Details;
+    fn deref(&self) -> &Details {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ReduceError {
+    fn deref_mut(&mut self) -> &mut Details {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for ReduceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 impl ReduceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ReduceError {
-            code,
-            message: message.into(),
-            index: None,
-            field: None,
-        }
+        Self::with(code, message.into(), None, None)
     }
 
     /// `INVALID_CONFIG` naming the option.
     pub fn config(field: &str, message: impl Into<String>) -> Self {
-        ReduceError {
-            field: Some(field.to_string()),
-            ..ReduceError::new(ErrorCode::InvalidConfig, message)
-        }
+        Self::with(
+            ErrorCode::InvalidConfig,
+            message.into(),
+            None,
+            Some(field.to_string()),
+        )
     }
 
     /// `INVALID_MESSAGE` naming the input index.
     pub fn message_at(index: usize, message: impl Into<String>) -> Self {
-        ReduceError {
-            index: Some(index),
-            ..ReduceError::new(ErrorCode::InvalidMessage, message)
-        }
+        Self::with(ErrorCode::InvalidMessage, message.into(), Some(index), None)
+    }
+
+    /// Errors are made on cold paths: one function, not one copy per caller.
+    #[cold]
+    #[inline(never)]
+    fn with(code: ErrorCode, message: String, index: Option<usize>, field: Option<String>) -> Self {
+        ReduceError(Box::new(Details {
+            code,
+            message,
+            index,
+            field,
+        }))
     }
 }
 
