@@ -275,6 +275,31 @@ test("a growing history read again after a failed call, and after a branch, read
   assert.ok(r.kept.includes(plain.length - 2) === r.kept.includes(plain.length - 1), "the tool_use and its result stay together");
 });
 
+test("texts of every script weigh the same whether they are encoded in one round or several", () => {
+  // The texts to estimate are encoded into wasm memory kept between calls (up to 4 MB) and
+  // grown when they do not fit: at three bytes a code unit for the text that did not fit,
+  // at one for the rest, and again if that is not enough (CJK, emoji, lone surrogates).
+  const piece = (unit, n) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+  const texts = [
+    piece("漢字かな交じり文，", 300_000), piece("🙂👍🏽 ", 400_000), piece("plain ASCII text, ", 500_000),
+    piece("Ελληνικά кириллица ", 300_000), `${piece("a", 70_000)}\ud800${piece("한국어 ", 200_000)}\udfff`,
+  ];
+  const messages = [];
+  for (let k = 0; k < 12; k++) {
+    messages.push({ role: "user", content: texts[k % texts.length] });
+    messages.push({ role: "assistant", content: `${k} ${texts[(k * 3 + 1) % texts.length].slice(0, 1000 + k * 7919)}` });
+  }
+  // One message at a time: each fits in the room kept since the first of them.
+  const one = messages.map((m) => estimateTokens(m));
+  estimateTokens(messages.slice(0, 4)); // (about 4 MB: the most that is kept)
+  assert.deepEqual(messages.map((m) => estimateTokens(m)), one, "alike again, from the room kept");
+  // All at once: about 12 MB of UTF-8, past the room kept, grown several times in one call.
+  const sum = one.reduce((a, b) => a + b, 0);
+  assert.equal(estimateTokens(messages), sum);
+  assert.equal(reduceSync(messages, { maxTokens: sum + 1 }).tokensBefore, sum);
+  assert.equal(estimateTokens(messages.slice().reverse()), sum, "in another order");
+});
+
 test("a truncation's tokensBefore is the full estimate, read late, frozen or assigned", () => {
   // Only what decides a truncation is estimated before it returns; the rest when
   // tokensBefore is first read (see README, Performance).

@@ -67,20 +67,21 @@ impl Estimating {
                     _ => 0,
                 };
                 let pieces: usize = indices.iter().map(|&i| pieces_of(i as usize)).sum();
-                let (bytes, lengths) = encode(reading, indices, pieces);
-                let (mut at, mut piece) = (0, 0);
-                for &i in indices {
-                    let i = i as usize;
-                    let mut weight = 0.0;
-                    for _ in 0..pieces_of(i) {
-                        let len = lengths.get(piece).copied().unwrap_or(0) as usize;
-                        let end = (at + len).min(bytes.len());
-                        weight += scanner.weigh_bytes(&bytes[at..end]);
-                        at = end;
-                        piece += 1;
+                encoded(reading, indices, pieces, |bytes, lengths| {
+                    let (mut at, mut piece) = (0, 0);
+                    for &i in indices {
+                        let i = i as usize;
+                        let mut weight = 0.0;
+                        for _ in 0..pieces_of(i) {
+                            let len = lengths.get(piece).copied().unwrap_or(0) as usize;
+                            let end = (at + len).min(bytes.len());
+                            weight += scanner.weigh_bytes(&bytes[at..end]);
+                            at = end;
+                            piece += 1;
+                        }
+                        raw[i] = count(i, weight);
                     }
-                    raw[i] = count(i, weight);
-                }
+                });
             }
         }
     }
@@ -95,20 +96,44 @@ impl Estimating {
     }
 }
 
-/// The texts of messages `indices` as UTF-8 (JavaScript encodes them straight into this
-/// memory), and the byte length of each of their `pieces`.
-fn encode(reading: &Reading, indices: &[u32], pieces: usize) -> (Vec<u8>, Vec<u32>) {
+/// Room for the texts' UTF-8 kept from one estimate to the next, up to [`KEEP_ROOM`] bytes:
+/// a history's texts are encoded into the same memory every call, not into a new buffer
+/// sized by a pass over them first.
+const KEEP_ROOM: usize = 4 << 20;
+
+/// The room a first estimate starts with (it grows as the texts need).
+const FIRST_ROOM: usize = 64 << 10;
+
+thread_local! {
+    static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `weigh(bytes, lengths)`: the texts of messages `indices` as UTF-8 (JavaScript encodes
+/// them straight into this memory), and the byte length of each of their `pieces`.
+fn encoded<R>(
+    reading: &Reading,
+    indices: &[u32],
+    pieces: usize,
+    weigh: impl FnOnce(&[u8], &[u32]) -> R,
+) -> R {
     let mut lengths = vec![0u32; pieces];
-    // All ASCII fits in one byte a code unit; more room is asked for when it does not.
-    let mut bytes = vec![0u8; reading.units(indices, f64::INFINITY) as usize];
-    loop {
+    let mut bytes = ROOM.with(|room| room.take());
+    if bytes.len() < FIRST_ROOM {
+        bytes.resize(FIRST_ROOM, 0);
+    }
+    let written = loop {
         let written = reading.encode_into(indices, &mut bytes, &mut lengths);
         if written >= 0.0 {
-            bytes.truncate(written as usize);
-            return (bytes, lengths);
+            break written as usize;
         }
+        // (The encoding goes on from where it ran out of room.)
         bytes.resize(bytes.len() + (-written) as usize, 0);
+    };
+    let result = weigh(&bytes[..written.min(bytes.len())], &lengths);
+    if bytes.len() <= KEEP_ROOM {
+        ROOM.with(|room| room.replace(bytes));
     }
+    result
 }
 
 /// Messages without a count whose texts are this short in all (UTF-16 code units: tens of

@@ -370,9 +370,10 @@ class Reading {
         }
         const { read, written } = ENCODER.encodeInto(piece, dest.subarray(at));
         if (read < piece.length) {
-          // Room for the rest at three bytes a code unit, from this piece on.
+          // Room for this piece at three bytes a code unit and for the rest at one (ASCII):
+          // more is asked for if that is not enough.
           this.cursor = { k, q, p, at };
-          return -(3 * (piece.length + textUnits(texts, starts, indices.subarray(k + 1))) + 16 - (dest.length - at));
+          return -(3 * piece.length + textUnits(texts, starts, indices.subarray(k + 1)) + 16 - (dest.length - at));
         }
         at += written;
         lengths[p++] = written;
