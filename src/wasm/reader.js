@@ -53,6 +53,34 @@ function jsonText(value) {
   return text === undefined ? "" : text;
 }
 
+/** Nesting past this is left to `JSON.stringify` (which reports a cycle). */
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `JSON.stringify(value)` of an object or array writes plain data only (objects
+ * with Object's prototype or none, arrays, strings, finite or other numbers, booleans, null,
+ * and what it skips) and so cannot throw: no `toJSON`, no other prototype, no bigint, no
+ * nesting past MAX_JSON_DEPTH (a cycle). A walk over the structure, not the text. Property
+ * getters run, as they do for `JSON.stringify`.
+ */
+function plainJson(value, depth) {
+  if (depth > MAX_JSON_DEPTH || value.toJSON !== undefined) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let k = 0; k < value.length; k++) if (!plainJsonItem(value[k], depth)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) if (!plainJsonItem(value[key], depth)) return false;
+  return true;
+}
+
+function plainJsonItem(item, depth) {
+  if (item === null || typeof item !== "object") return typeof item !== "bigint";
+  return plainJson(item, depth + 1);
+}
+
 /** The number of readings made, for their `version`. */
 let VERSIONS = 0;
 
@@ -141,6 +169,20 @@ class Reading {
     if (typeof value !== "string" || value.length === 0) return;
     if (this.lengthMode) {
       this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
+    } else if (this.collectTexts) {
+      this.texts.push(value);
+    }
+  }
+
+  /**
+   * A payload that counts as its JSON text (SPEC §3). For the class estimator, an object or
+   * array of plain data (`plainJson`) is kept as it is and written out only if it is
+   * estimated (`TextChunks.text`): a truncation estimates the newest messages only. Anything
+   * else is written out now, and what `JSON.stringify` throws is the reading's error.
+   */
+  json(value) {
+    if (this.lengthMode || value === null || typeof value !== "object" || !plainJson(value, 0)) {
+      this.text(jsonText(value));
     } else if (this.collectTexts) {
       this.texts.push(value);
     }
@@ -353,7 +395,7 @@ class Reading {
       const end = starts[indices[k] + 1];
       if (q < 0) q = starts[indices[k]];
       for (; q < end; q++) {
-        const piece = texts.at(q);
+        const piece = texts.text(q);
         if (piece.length <= SHORT_PIECE && at + piece.length <= dest.length) {
           // A short ASCII piece (a role, an id, a name) is copied faster than encoded.
           let c = 0;
@@ -458,11 +500,11 @@ function payload(r, value) {
       } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
         r.text(part.text);
       } else {
-        r.text(jsonText(part));
+        r.json(part);
       }
     }
   } else if (value !== undefined && value !== null) {
-    r.text(jsonText(value));
+    r.json(value);
   }
 }
 
@@ -560,7 +602,7 @@ function readOpenAI(r, i, m, check) {
         const fn = call.function;
         if (fn !== null && typeof fn === "object") {
           r.text(fn.name);
-          r.text(jsonText(fn.arguments));
+          r.json(fn.arguments);
         }
       }
     }
@@ -568,7 +610,7 @@ function readOpenAI(r, i, m, check) {
     if (legacy !== null && typeof legacy === "object") {
       r.call(`function:${legacy.name}`);
       r.text(legacy.name);
-      r.text(jsonText(legacy.arguments));
+      r.json(legacy.arguments);
     }
   } else if (name === "tool") {
     callId = m.tool_call_id;
@@ -644,7 +686,7 @@ function readResponses(r, i, m) {
     r.begin(i, ASSISTANT, 0);
     r.call(`approval:${m.id}`);
     r.text(m.name);
-    r.text(jsonText(m.arguments));
+    r.json(m.arguments);
     return;
   }
   if (type === "mcp_approval_response") {
@@ -670,11 +712,11 @@ function readResponses(r, i, m) {
       r.text(id);
     }
     r.text(m.name);
-    r.text(jsonText(m.arguments ?? m.input ?? m.action));
+    r.json(m.arguments ?? m.input ?? m.action);
     return;
   }
   r.begin(i, OTHER, 0);
-  r.text(jsonText(m));
+  r.json(m);
 }
 
 function looksResponses(m) {
@@ -717,7 +759,7 @@ function readAnthropic(r, i, m) {
         r.call(id);
         r.text(id);
         r.text(b.name);
-        r.text(jsonText(b.input));
+        r.json(b.input);
         break;
       }
       case "tool_result": case "web_search_tool_result": case "mcp_tool_result": {
@@ -781,7 +823,7 @@ function readVercel(r, i, m) {
         r.call(id);
         r.text(id);
         r.text(p.toolName);
-        r.text(jsonText(p.input ?? p.args));
+        r.json(p.input ?? p.args);
         break;
       }
       case "tool-result": {
@@ -839,10 +881,10 @@ function readVercelUI(r, i, m) {
       // A UI tool part holds the call and its result together.
       r.text(p.toolCallId);
       r.text(p.toolName ?? p.type.slice(5));
-      r.text(jsonText(p.input));
+      r.json(p.input);
       payload(r, p.output);
       r.text(p.errorText);
-    } else if (p.type.startsWith("data-")) r.text(jsonText(p.data));
+    } else if (p.type.startsWith("data-")) r.json(p.data);
     else r.text(p.text);
   }
 }
@@ -873,12 +915,12 @@ function readGemini(r, i, m) {
       // Matched by id when there is one, else by name and order.
       r.call(linkId(fc.id) ?? `name:${fc.name}`);
       r.text(fc.name);
-      r.text(jsonText(fc.args));
+      r.json(fc.args);
     } else if (p.functionResponse) {
       const fr = p.functionResponse;
       r.result(linkId(fr.id) ?? `name:${fr.name}`);
       r.text(fr.name);
-      r.text(jsonText(fr.response));
+      r.json(fr.response);
     } else if (p.inlineData || p.fileData) {
       r.image();
     } else {
@@ -929,7 +971,7 @@ function readLangChain(r, i, m) {
     for (const b of content) {
       if (b === null || typeof b !== "object") r.text(b);
       else if (/image|file|audio|document/.test(String(b.type))) r.image();
-      else if (b.type === "tool_use" || b.type === "tool_call") r.text(jsonText(b.input ?? b.args));
+      else if (b.type === "tool_use" || b.type === "tool_call") r.json(b.input ?? b.args);
       else if (b.type === "thinking") r.text(b.thinking);
       else r.text(b.text);
     }
@@ -944,7 +986,7 @@ function readLangChain(r, i, m) {
         r.call(id);
         r.text(id);
         r.text(c.name);
-        r.text(jsonText(c.args));
+        r.json(c.args);
       }
     }
   } else if (type === "tool") {
@@ -1507,6 +1549,22 @@ class TextChunks {
   at(q) {
     return this.chunks[q >> TEXT_SHIFT][q & (TEXT_CHUNK - 1)];
   }
+
+  /** Text number q as a string: a payload kept as it was (`Reading.json`) is written out
+   * once, here. (Called from the core: nothing may throw. Plain data does not, unless a
+   * getter that ran once while it was read throws now: it then counts as empty.) */
+  text(q) {
+    const piece = this.at(q);
+    if (typeof piece === "string") return piece;
+    let text;
+    try {
+      text = jsonText(piece);
+    } catch {
+      text = "";
+    }
+    this.chunks[q >> TEXT_SHIFT][q & (TEXT_CHUNK - 1)] = text;
+    return text;
+  }
 }
 
 const ENCODER = new TextEncoder();
@@ -1517,7 +1575,7 @@ const SHORT_PIECE = 64;
 function textUnits(texts, starts, indices, limit = Infinity) {
   let units = 0;
   for (let k = 0; k < indices.length && units <= limit; k++) {
-    for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts.at(q).length;
+    for (let q = starts[indices[k]], end = starts[indices[k] + 1]; q < end; q++) units += texts.text(q).length;
   }
   return units;
 }
