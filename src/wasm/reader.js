@@ -132,13 +132,16 @@ class Reading {
     // one takes over from or is taken over by (their links keep their meaning).
     this.ids = ids;
     // (id, key) of the calls of the latest message read with calls (see `call`).
+    // (`recentLength` of `recentCalls` hold them: the array is reused, not emptied, which
+    // would let its storage go and make it anew for every message with calls.)
     this.recentCalls = [];
+    this.recentLength = 0;
     this.recentOf = -1;
     // The key of the latest call of each id among the links before `byIdAt` (see `callKey`).
     this.byId = null;
     this.byIdAt = 0;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
-    this.texts = new TextChunks();
+    this.texts = new TextChunks(options.lengthMode ? 0 : 4 * n);
     // Where an `encodeInto` that ran out of room goes on.
     this.cursor = undefined;
     // Some messages left unestimated (a reduction that did not need them), and what
@@ -206,12 +209,15 @@ class Reading {
   call(id) {
     const recent = this.recentCalls;
     if (this.recentOf !== this.index) {
-      recent.length = 0;
+      this.recentLength = 0;
       this.recentOf = this.index;
     }
     const key = this.newKey(id);
     this.linkKey(CALL, key);
-    recent.push(id, key);
+    const at = this.recentLength;
+    recent[at] = id;
+    recent[at + 1] = key;
+    this.recentLength = at + 2;
   }
 
   /**
@@ -221,7 +227,7 @@ class Reading {
    */
   result(id) {
     const recent = this.recentCalls;
-    for (let c = 0; c < recent.length; c += 2) {
+    for (let c = 0; c < this.recentLength; c += 2) {
       if (recent[c] === id) {
         this.linkKey(RESULT, recent[c + 1]);
         return;
@@ -296,14 +302,17 @@ class Reading {
    * last of them with calls, when it is one of the last few (else `callKey` finds them). */
   recentFrom(i, count) {
     const recent = this.recentCalls, data = this.linkData, ids = this.ids;
-    recent.length = 0;
+    this.recentLength = 0;
     this.recentOf = -1;
     for (let k = i + count - 1, stop = Math.max(i, i + count - NEAR_MESSAGES); k >= stop; k--) {
       const last = k + 1 < i + count ? this.linkStart[k + 1] : this.linkLength;
       for (let at = this.linkStart[k]; at < last; at += 2) {
-        if (data[at + 1] === CALL) recent.push(ids[data[at]], data[at]);
+        if (data[at + 1] === CALL) {
+          recent[this.recentLength++] = ids[data[at]];
+          recent[this.recentLength++] = data[at];
+        }
       }
-      if (recent.length > 0) {
+      if (this.recentLength > 0) {
         this.recentOf = k;
         return;
       }
@@ -1529,20 +1538,20 @@ const TEXT_CHUNK = 1 << TEXT_SHIFT;
  * 1.2–1.5 ms into one array, 0.5 ms into chunks).
  */
 class TextChunks {
-  constructor() {
-    this.last = [];
-    this.chunks = [this.last];
+  /** `expected`: about how many texts there will be (the first chunk's size). */
+  constructor(expected = 0) {
+    this.chunks = [];
     this.length = 0;
+    this.first = Math.min(TEXT_CHUNK, Math.max(16, expected));
   }
 
   push(text) {
-    let last = this.last;
-    if (last.length === TEXT_CHUNK) {
-      last = this.last = [];
-      this.chunks.push(last);
-    }
-    last.push(text);
-    this.length++;
+    const q = this.length++;
+    const at = q & (TEXT_CHUNK - 1);
+    // (Chunks are made at their size, not grown by pushes, which copy them as they grow;
+    // the first one grows past its size if there are more texts than expected.)
+    if (at === 0) this.chunks.push(new Array(q === 0 ? this.first : TEXT_CHUNK));
+    this.chunks[q >> TEXT_SHIFT][at] = text;
   }
 
   /** Text number q (< length). */
