@@ -101,8 +101,9 @@ impl Estimating {
 /// sized by a pass over them first.
 const KEEP_ROOM: usize = 4 << 20;
 
-/// The room a first estimate starts with (it grows as the texts need).
-const FIRST_ROOM: usize = 64 << 10;
+/// The room a first estimate starts with (it grows as the texts need; a first call on a
+/// short conversation grows no memory).
+const FIRST_ROOM: usize = 1 << 10;
 
 thread_local! {
     static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
