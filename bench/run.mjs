@@ -381,7 +381,7 @@ function repeatedTurns() {
   // message objects so that nothing read before is reused).
   const firsts = [];
   let r, t;
-  for (let i = 0; i < (QUICK ? 3 : 5); i++) {
+  for (let i = 0; i < (QUICK ? 3 : 9); i++) {
     gc({ type: "minor" });
     const copy = base.map((m) => ({ ...m }));
     t = now();
