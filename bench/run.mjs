@@ -33,11 +33,13 @@ const P = QUICK
     sizes: [100, 1_000, 10_000], rounds: { 100: 21, 1_000: 11, 10_000: 5 }, sampleMs: 1,
     langchainBudgetMs: 4_000, langchainSkipMs: 5_000,
     turns: 50, appliedTurns: 10, summaryTurns: 200, startups: 3, memoryCalls: 20_000,
+    formatsMessages: 1_000, formatRounds: 5,
   }
   : {
     sizes: [100, 1_000, 10_000, 100_000], rounds: { 100: 61, 1_000: 41, 10_000: 15, 100_000: 7 }, sampleMs: 2,
     langchainBudgetMs: 15_000, langchainSkipMs: 30_000,
     turns: 200, appliedTurns: 50, summaryTurns: 200, startups: 7, memoryCalls: 100_000,
+    formatsMessages: 10_000, formatRounds: 9,
   };
 
 // ---- the package ------------------------------------------------------------------------
@@ -467,6 +469,80 @@ async function summarizerTurns() {
   };
 }
 
+// ---- scenario (c): every format ------------------------------------------------------------
+
+/** The OpenAI conversation in another format of SPEC §2 (done once, outside the timings):
+ * the same texts, calls and results, as that provider's API or SDK writes them. */
+function toFormat(messages, format) {
+  const names = new Map();
+  for (const m of messages) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
+  const args = (c) => JSON.parse(c.function.arguments);
+  switch (format) {
+    case "openai": return messages;
+    case "vercel": return toModelMessages(messages);
+    case "langchain": return toLangChain(messages);
+    case "openai-responses": return messages.flatMap((m) => {
+      if (m.role === "tool") return [{ type: "function_call_output", call_id: m.tool_call_id, output: m.content }];
+      if (m.role !== "assistant") return [{ type: "message", role: m.role, content: [{ type: "input_text", text: m.content }] }];
+      const items = m.content ? [{ type: "message", role: "assistant", content: [{ type: "output_text", text: m.content }] }] : [];
+      for (const c of m.tool_calls ?? []) items.push({ type: "function_call", call_id: c.id, name: c.function.name, arguments: c.function.arguments });
+      return items;
+    });
+    case "anthropic": {
+      const out = [];
+      for (const m of messages) {
+        if (m.role === "tool") {
+          const block = { type: "tool_result", tool_use_id: m.tool_call_id, content: m.content };
+          const last = out[out.length - 1];
+          if (last.role === "user" && Array.isArray(last.content) && last.content.every((b) => b.type === "tool_result")) last.content.push(block);
+          else out.push({ role: "user", content: [block] });
+        } else if (m.role === "assistant" && m.tool_calls) {
+          const blocks = m.content ? [{ type: "text", text: m.content }] : [];
+          for (const c of m.tool_calls) blocks.push({ type: "tool_use", id: c.id, name: c.function.name, input: args(c) });
+          out.push({ role: "assistant", content: blocks });
+        } else out.push({ role: m.role, content: m.content ?? "" });
+      }
+      return out;
+    }
+    case "gemini": return messages.filter((m) => m.role !== "system").map((m) => {
+      if (m.role === "tool") return { role: "user", parts: [{ functionResponse: { id: m.tool_call_id, name: names.get(m.tool_call_id), response: { output: m.content } } }] };
+      if (m.role === "user") return { role: "user", parts: [{ text: m.content }] };
+      const parts = m.content ? [{ text: m.content }] : [];
+      for (const c of m.tool_calls ?? []) parts.push({ functionCall: { id: c.id, name: c.function.name, args: args(c) } });
+      return { role: "model", parts };
+    });
+    default: throw new Error(`no converter for ${format}`);
+  }
+}
+
+const FORMATS = ["openai", "openai-responses", "anthropic", "vercel", "gemini", "langchain"];
+
+/** A copy of message m that is another object of the same kind (LangChain's are classes). */
+const shallow = (m) => Object.assign(Object.create(Object.getPrototypeOf(m)), m);
+
+/** `reduceSync` on the same conversation in every format, on new message objects every call
+ * (each format detected, as an app would leave it), with each estimator. */
+async function everyFormat() {
+  const n = P.formatsMessages;
+  const conv = generateConversation(n, { seed: SEED });
+  const rows = [];
+  for (const format of FORMATS) {
+    const messages = toFormat(conv, format);
+    const row = { format, messages: messages.length };
+    for (const [key, options] of [["length", { estimator: "length", charsPerToken: 4 }], ["default", {}]]) {
+      const budget = Math.floor(SHARE * chr.estimateTokens(messages, options));
+      const config = { maxTokens: budget, targetTokens: budget, ...options };
+      const c = { input: () => messages.map(shallow), run: (x) => chr.reduceSync(x, config), samples: [] };
+      await calibrate(c);
+      for (let r = 0; r < P.formatRounds; r++) await sample(c);
+      row[key] = median(c.samples);
+      row[`${key}Kept`] = c.output.kept.length;
+    }
+    rows.push(row);
+  }
+  return { messages: n, rows };
+}
+
 // ---- size, start-up, memory ---------------------------------------------------------------
 
 function sizeAndStartup() {
@@ -630,6 +706,16 @@ console.log(`    summarizer calls ${summary.summarizerCalls} vs ${summary.baseli
   `at most ${summary.maxMessagesSent} messages sent; median turn ${ms(summary.medianTurnMs)} ms`);
 console.log(`    ChatHistory push + prepare(): ${summary.chatHistory.summarizerCalls} calls (stats: ${summary.chatHistory.statsSummarizerCalls}, ${summary.chatHistory.reductions} reductions)`);
 
+gc();
+const formats = await everyFormat();
+const openai = formats.rows[0];
+console.log(`\n(c) Every format: the ${int(formats.messages)}-message conversation converted, reduceSync on new message objects (format detected), median ms and ÷ OpenAI`);
+console.log(`    ${"format".padEnd(18)}${"messages".padStart(9)}${"length/4".padStart(11)}${"÷".padStart(7)}${"default".padStart(10)}${"÷".padStart(7)}`);
+for (const r of formats.rows) {
+  console.log(`    ${r.format.padEnd(18)}${int(r.messages).padStart(9)}${ms(r.length).padStart(11)}${(r.length / openai.length).toFixed(2).padStart(7)}` +
+    `${ms(r.default).padStart(10)}${(r.default / openai.default).toFixed(2).padStart(7)}`);
+}
+
 const startup = sizeAndStartup();
 const inProcess = [];
 const small = generateConversation(7, { seed: 1 });
@@ -658,7 +744,7 @@ const out = join(HERE, "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "latest.json"), JSON.stringify({
   date: new Date().toISOString(), quick: QUICK, seed: SEED, node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model,
-  package: PKG_DIR, share: SHARE, sizes: results, repeatedTurns: turns, summarizer: summary, startup, memory: mem,
+  package: PKG_DIR, share: SHARE, sizes: results, repeatedTurns: turns, summarizer: summary, formats, startup, memory: mem,
   targets: verdicts, totalSeconds: totalS, sink,
 }, null, 1) + "\n");
 console.log(`Results: ${join(out, "latest.json")}`);
