@@ -521,24 +521,29 @@ const FORMATS = ["openai", "openai-responses", "anthropic", "vercel", "gemini", 
 const shallow = (m) => Object.assign(Object.create(Object.getPrototypeOf(m)), m);
 
 /** `reduceSync` on the same conversation in every format, on new message objects every call
- * (each format detected, as an app would leave it), with each estimator. */
+ * (each format detected, as an app would leave it), with each estimator, in interleaved
+ * rounds as the sizes are. */
 async function everyFormat() {
   const n = P.formatsMessages;
   const conv = generateConversation(n, { seed: SEED });
-  const rows = [];
+  const rows = [], contenders = [];
   for (const format of FORMATS) {
     const messages = toFormat(conv, format);
     const row = { format, messages: messages.length };
+    rows.push(row);
     for (const [key, options] of [["length", { estimator: "length", charsPerToken: 4 }], ["default", {}]]) {
       const budget = Math.floor(SHARE * chr.estimateTokens(messages, options));
       const config = { maxTokens: budget, targetTokens: budget, ...options };
-      const c = { input: () => messages.map(shallow), run: (x) => chr.reduceSync(x, config), samples: [] };
-      await calibrate(c);
-      for (let r = 0; r < P.formatRounds; r++) await sample(c);
-      row[key] = median(c.samples);
-      row[`${key}Kept`] = c.output.kept.length;
+      contenders.push({ row, key, input: () => messages.map(shallow), run: (x) => chr.reduceSync(x, config), samples: [] });
     }
-    rows.push(row);
+  }
+  for (const c of contenders) await calibrate(c);
+  for (let r = 0; r < P.formatRounds; r++) {
+    for (let k = 0; k < contenders.length; k++) await sample(contenders[(r + k) % contenders.length]);
+  }
+  for (const c of contenders) {
+    c.row[c.key] = median(c.samples);
+    c.row[`${c.key}Kept`] = c.output.kept.length;
   }
   return { messages: n, rows };
 }
