@@ -2,6 +2,13 @@
 # Builds the npm package into pkg/ (or $OUT): release wasm, wasm-bindgen (web target, loaded by
 # the Node and workerd entries too), wasm-opt -Oz from npm's binaryen, and the files of
 # pkg-template/. Prints the .wasm size raw and gzipped.
+#
+# wasm-opt inlines a function called from one place only up to 50 bytes
+# (--one-caller-inline-max-function-size; by default at any size): V8 compiles wasm lazily,
+# a function on its first call, so code that a call skips (errors, the decisive estimate of
+# long histories, rare options) stays uncompiled instead of making its caller bigger.
+# Measured: initSync + first call −0.5 ms (6.7 → 6.2, medians of 15 fresh processes each),
+# gzipped −2 KB, no change in the throughput benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -13,7 +20,8 @@ mkdir -p "$out/dist"
 wasm-bindgen target/wasm32-unknown-unknown/release/chat_history_reducer.wasm \
   --target web --out-dir "$out/dist" --out-name chat_history_reducer
 wasm="$out/dist/chat_history_reducer_bg.wasm"
-node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers \
+node_modules/.bin/wasm-opt -Oz --converge --one-caller-inline-max-function-size=50 \
+  --low-memory-unused --strip-debug --strip-producers \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
