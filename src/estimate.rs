@@ -265,46 +265,60 @@ impl Scanner {
         self.weigh_with(bytes, true)
     }
 
+    /// The estimated tokens of UTF-16 code `units` (one text, as a JavaScript string holds
+    /// it), before rounding: the same as its UTF-8 weighs, a lone surrogate counting as
+    /// U+FFFD (what `TextEncoder` writes for it).
+    pub fn weigh_units(&self, units: &[u16]) -> f64 {
+        self.weigh_with(units, true)
+    }
+
     /// [`Scanner::weigh_bytes`] without the SIMD path, to check the SIMD path against.
     #[doc(hidden)]
     pub fn weigh_bytes_scalar(&self, bytes: &[u8]) -> f64 {
         self.weigh_with(bytes, false)
     }
 
-    fn weigh_with(&self, bytes: &[u8], simd: bool) -> f64 {
+    /// [`Scanner::weigh_units`] without the SIMD path, to check the SIMD path against.
+    #[doc(hidden)]
+    pub fn weigh_units_scalar(&self, units: &[u16]) -> f64 {
+        self.weigh_with(units, false)
+    }
+
+    fn weigh_with<T: Unit>(&self, text: &[T], simd: bool) -> f64 {
         let mut sum: i64 = 0;
         let mut starts: i64 = 0;
         let mut prev_space = false;
         let mut i = 0;
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         let mut counts = AsciiCounts::default();
-        // Where the bytes are known to be ASCII up to (scalar steps until there, then SIMD
-        // again): past the ASCII bytes before a non-ASCII one, no block is tried twice, and
-        // none starts on a non-ASCII byte (CJK text goes on scalar).
+        // Where the text is known to be ASCII up to (scalar steps until there, then SIMD
+        // again): past the ASCII units before a non-ASCII one, no block is tried twice, and
+        // none starts on a non-ASCII unit (CJK text goes on scalar).
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         let mut ascii_to = 0;
-        while i < bytes.len() {
+        while i < text.len() {
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if simd && i >= ascii_to && i + 16 <= bytes.len() && bytes[i] < 0x80 {
-                let non_ascii = AsciiCounts::non_ascii(bytes, i);
+            if simd && i >= ascii_to && i + 16 <= text.len() && text[i].value() < 0x80 {
+                // SAFETY: i + 16 <= text.len() (just checked).
+                let non_ascii = unsafe { T::non_ascii(text, i) };
                 if non_ascii == 0 {
-                    i = counts.run(bytes, i, &mut prev_space);
+                    i = counts.run(text, i, &mut prev_space);
                     continue;
                 }
-                // The bytes before the first non-ASCII one are ASCII.
+                // The units before the first non-ASCII one are ASCII.
                 ascii_to = i + non_ascii.trailing_zeros() as usize;
             }
             let _ = simd;
-            let b = bytes[i];
-            if b < 0x80 {
-                sum += self.ascii[b as usize];
-                let space = IS_SPACE[b as usize];
+            let u = text[i].value();
+            if u < 0x80 {
+                sum += self.ascii[u as usize];
+                let space = IS_SPACE[u as usize];
                 starts += i64::from(space && !prev_space);
                 prev_space = space;
                 i += 1;
                 continue;
             }
-            let (c, width) = decode(bytes, i);
+            let (c, width) = T::decode(text, i);
             i += width;
             let class = class_in_blocks(c);
             if class == SPACE {
@@ -330,7 +344,124 @@ impl Scanner {
     }
 }
 
-/// Class counts of ASCII text taken sixteen bytes at a time (weighted once, at the end).
+/// The code units of an encoded text: UTF-8 bytes or UTF-16 units.
+pub(crate) trait Unit: Copy {
+    /// The unit as a number (below 0x80: an ASCII character).
+    fn value(self) -> u32;
+
+    /// The code point that starts at non-ASCII `text[i]` and how many units it takes.
+    fn decode(text: &[Self], i: usize) -> (u32, usize);
+
+    /// One bit for each of `text[i..i + 16]` that is not ASCII.
+    ///
+    /// # Safety
+    /// `i + 16 <= text.len()`.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    unsafe fn non_ascii(text: &[Self], i: usize) -> u32;
+
+    /// `text[i..i + 16]` as sixteen bytes when all are ASCII.
+    ///
+    /// # Safety
+    /// `i + 16 <= text.len()`.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    unsafe fn ascii_block(text: &[Self], i: usize) -> Option<core::arch::wasm32::v128>;
+}
+
+impl Unit for u8 {
+    #[inline(always)]
+    fn value(self) -> u32 {
+        u32::from(self)
+    }
+
+    /// (Valid UTF-8, as `TextEncoder` writes it; anything else decodes to some code point.)
+    #[inline(always)]
+    fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
+        let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
+        let b = u32::from(bytes[i]);
+        match b {
+            0xF0..=0xFF => (((b & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
+            0xE0..=0xEF => (((b & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
+            _ => (((b & 0x1F) << 6) | at(1), 2),
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    unsafe fn non_ascii(bytes: &[u8], i: usize) -> u32 {
+        use core::arch::wasm32::*;
+        // SAFETY: the caller's.
+        u32::from(u8x16_bitmask(unsafe { load(bytes, i) }))
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    unsafe fn ascii_block(bytes: &[u8], i: usize) -> Option<core::arch::wasm32::v128> {
+        use core::arch::wasm32::*;
+        // SAFETY: the caller's.
+        let v = unsafe { load(bytes, i) };
+        (u8x16_bitmask(v) == 0).then_some(v)
+    }
+}
+
+impl Unit for u16 {
+    #[inline(always)]
+    fn value(self) -> u32 {
+        u32::from(self)
+    }
+
+    #[inline(always)]
+    fn decode(units: &[u16], i: usize) -> (u32, usize) {
+        let u = u32::from(units[i]);
+        match u {
+            0xD800..=0xDBFF => match units.get(i + 1).map(|&low| u32::from(low)) {
+                Some(low @ 0xDC00..=0xDFFF) => (0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00), 2),
+                _ => (0xFFFD, 1),
+            },
+            0xDC00..=0xDFFF => (0xFFFD, 1),
+            _ => (u, 1),
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    unsafe fn non_ascii(units: &[u16], i: usize) -> u32 {
+        use core::arch::wasm32::*;
+        let ascii = u16x8_splat(0x7F);
+        // SAFETY: the caller's (16 units from i).
+        let (a, b) = unsafe { (load(units, i), load(units, i + 8)) };
+        u32::from(i16x8_bitmask(u16x8_gt(a, ascii)))
+            | (u32::from(i16x8_bitmask(u16x8_gt(b, ascii))) << 8)
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    unsafe fn ascii_block(units: &[u16], i: usize) -> Option<core::arch::wasm32::v128> {
+        use core::arch::wasm32::*;
+        // SAFETY: the caller's (16 units from i).
+        let (a, b) = unsafe { (load(units, i), load(units, i + 8)) };
+        // (Narrowing saturates: a unit of 0x8000 or more would become 0, so those are
+        // looked for first.)
+        if v128_any_true(v128_and(v128_or(a, b), u16x8_splat(0xFF80))) {
+            return None;
+        }
+        Some(u8x16_narrow_i16x8(a, b))
+    }
+}
+
+/// The 16 bytes at `text[i]`.
+///
+/// # Safety
+/// The 16 bytes are within `text`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+unsafe fn load<T>(text: &[T], i: usize) -> core::arch::wasm32::v128 {
+    use core::arch::wasm32::*;
+    debug_assert!((i * core::mem::size_of::<T>()) + 16 <= core::mem::size_of_val(text));
+    // SAFETY: the caller's; v128_load takes unaligned addresses.
+    unsafe { v128_load(text.as_ptr().add(i).cast::<v128>()) }
+}
+
+/// Class counts of ASCII text taken sixteen units at a time (weighted once, at the end).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[derive(Default)]
 struct AsciiCounts {
@@ -344,23 +475,11 @@ struct AsciiCounts {
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 impl AsciiCounts {
-    /// Counts the classes of the all-ASCII 16-byte blocks that follow one another from
-    /// `bytes[i]`, in per-lane counters (flushed every 255 blocks); returns where they end
+    /// Counts the classes of the all-ASCII blocks of 16 units that follow one another from
+    /// `text[i]`, in per-lane counters (flushed every 255 blocks); returns where they end
     /// (`i` itself when the first block is not all ASCII).
-    /// One bit for each byte of `bytes[i..i + 16]` that is not ASCII (`i + 16 <= len`).
     #[inline(always)]
-    fn non_ascii(bytes: &[u8], i: usize) -> u32 {
-        use core::arch::wasm32::*;
-        debug_assert!(i + 16 <= bytes.len());
-        // SAFETY: i + 16 <= bytes.len() (the caller's check), and v128_load takes unaligned
-        // addresses.
-        u32::from(u8x16_bitmask(unsafe {
-            v128_load(bytes.as_ptr().add(i).cast::<v128>())
-        }))
-    }
-
-    #[inline(always)]
-    fn run(&mut self, bytes: &[u8], mut i: usize, prev_space: &mut bool) -> usize {
+    fn run<T: Unit>(&mut self, text: &[T], mut i: usize, prev_space: &mut bool) -> usize {
         use core::arch::wasm32::*;
         let zero = u8x16_splat(0);
         let mut carry = if *prev_space { u8x16_splat(0xFF) } else { zero };
@@ -368,12 +487,11 @@ impl AsciiCounts {
             let (mut letters, mut digits, mut puncts, mut spaces, mut starts) =
                 (zero, zero, zero, zero, zero);
             let mut blocks = 0i64;
-            while blocks < 255 && i + 16 <= bytes.len() {
-                // SAFETY: i + 16 <= bytes.len(), and v128_load takes unaligned addresses.
-                let v = unsafe { v128_load(bytes.as_ptr().add(i).cast::<v128>()) };
-                if u8x16_bitmask(v) != 0 {
+            while blocks < 255 && i + 16 <= text.len() {
+                // SAFETY: i + 16 <= text.len() (the loop's condition).
+                let Some(v) = (unsafe { T::ascii_block(text, i) }) else {
                     break;
-                }
+                };
                 let within = |lo: u8, hi: u8| within(v, lo, hi);
                 let lower = v128_or(v, u8x16_splat(0x20));
                 let letter = v128_and(
@@ -446,18 +564,6 @@ fn sum(v: core::arch::wasm32::v128) -> i64 {
         + i64::from(u32x4_extract_lane::<1>(quads))
         + i64::from(u32x4_extract_lane::<2>(quads))
         + i64::from(u32x4_extract_lane::<3>(quads))
-}
-
-/// The code point starting at `bytes[i]` (valid UTF-8) and its width in bytes.
-#[inline(always)]
-fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
-    let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
-    let b = u32::from(bytes[i]);
-    match b {
-        0xF0..=0xFF => (((b & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
-        0xE0..=0xEF => (((b & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
-        _ => (((b & 0x1F) << 6) | at(1), 2),
-    }
 }
 
 /// Marks a block of [`BLOCK_CLASS`] whose code points are not all of one class.

@@ -1,8 +1,10 @@
-//! Estimating the messages that have no count yet, from their texts (`reader.js` encodes
-//! them to UTF-8 on request) — all of them, or, for a `truncate` reduction, only those that
+//! Estimating the messages that have no count yet, from their texts (`reader.js` writes
+//! them into wasm memory on request, round after round: [`Encoded`]) — all of them, or, for a `truncate` reduction, only those that
 //! decide it (the core chooses: `truncate::count_decisive`). Every older message is then
 //! removed whatever its size, so it is estimated only if the result's `tokensBefore` is
 //! read ([`complete`]).
+
+use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
@@ -61,27 +63,11 @@ impl Estimating {
             }
             Estimator::Classes(weights) => {
                 let scanner = Scanner::new(&weights);
-                let starts = reading.piece_start();
-                let pieces_of = |i: usize| match (starts.get(i), starts.get(i + 1)) {
-                    (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
-                    _ => 0,
-                };
-                let pieces: usize = indices.iter().map(|&i| pieces_of(i as usize)).sum();
-                encoded(reading, indices, pieces, |bytes, lengths| {
-                    let (mut at, mut piece) = (0, 0);
-                    for &i in indices {
-                        let i = i as usize;
-                        let mut weight = 0.0;
-                        for _ in 0..pieces_of(i) {
-                            let len = lengths.get(piece).copied().unwrap_or(0) as usize;
-                            let end = (at + len).min(bytes.len());
-                            weight += scanner.weigh_bytes(&bytes[at..end]);
-                            at = end;
-                            piece += 1;
-                        }
-                        raw[i] = count(i, weight);
-                    }
-                });
+                if reading.wide_texts() {
+                    weigh_texts::<u16>(reading, indices, &scanner, |i, w| raw[i] = count(i, w));
+                } else {
+                    weigh_texts::<u8>(reading, indices, &scanner, |i, w| raw[i] = count(i, w));
+                }
             }
         }
     }
@@ -96,45 +82,194 @@ impl Estimating {
     }
 }
 
-/// Room for the texts' UTF-8 kept from one estimate to the next, up to [`KEEP_ROOM`] bytes:
-/// a history's texts are encoded into the same memory every call, not into a new buffer
-/// sized by a pass over them first.
-const KEEP_ROOM: usize = 4 << 20;
-
-/// The room a first estimate starts with (it grows as the texts need; a first call on a
-/// short conversation grows no memory).
-const FIRST_ROOM: usize = 1 << 10;
-
-thread_local! {
-    static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `weigh(bytes, lengths)`: the texts of messages `indices` as UTF-8 (JavaScript encodes
-/// them straight into this memory), and the byte length of each of their `pieces`.
-fn encoded<R>(
+/// The weight of the texts of each of messages `indices`, as `weighed(i, weight)`.
+fn weigh_texts<T: Encoding>(
     reading: &Reading,
     indices: &[u32],
-    pieces: usize,
-    weigh: impl FnOnce(&[u8], &[u32]) -> R,
-) -> R {
-    let mut lengths = vec![0u32; pieces];
-    let mut bytes = ROOM.with(|room| room.take());
-    if bytes.len() < FIRST_ROOM {
-        bytes.resize(FIRST_ROOM, 0);
-    }
-    let written = loop {
-        let written = reading.encode_into(indices, &mut bytes, &mut lengths);
-        if written >= 0.0 {
-            break written as usize;
-        }
-        // (The encoding goes on from where it ran out of room.)
-        bytes.resize(bytes.len() + (-written) as usize, 0);
+    scanner: &Scanner,
+    mut weighed: impl FnMut(usize, f64),
+) {
+    let starts = reading.piece_start();
+    let pieces_of = |i: usize| match (starts.get(i), starts.get(i + 1)) {
+        (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
+        _ => 0,
     };
-    let result = weigh(&bytes[..written.min(bytes.len())], &lengths);
-    if bytes.len() <= KEEP_ROOM {
-        ROOM.with(|room| room.replace(bytes));
+    let pieces = indices.iter().map(|&i| pieces_of(i as usize)).sum();
+    let mut texts = Encoded::<T>::new(reading, indices, pieces);
+    for &i in indices {
+        let i = i as usize;
+        let mut weight = 0.0;
+        for _ in 0..pieces_of(i) {
+            weight += texts.next(|text| T::weigh(scanner, text));
+        }
+        weighed(i, weight);
     }
-    result
+}
+
+/// How JavaScript writes texts into wasm memory: UTF-8 (`TextEncoder`, everywhere) or
+/// UTF-16 (Node's `Buffer`, several times faster: [`Reading::wide_texts`]).
+trait Encoding: estimate::Unit + Default + 'static {
+    /// The room kept between estimates.
+    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<Self>>>;
+    /// [`Reading::encode_into`] in this encoding.
+    fn encode(
+        r: &Reading,
+        indices: &[u32],
+        from: u32,
+        dest: &mut [Self],
+        lengths: &mut [u32],
+    ) -> f64;
+    fn weigh(scanner: &Scanner, text: &[Self]) -> f64;
+}
+
+thread_local! {
+    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Encoding for u8 {
+    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<u8>>> {
+        &BYTES
+    }
+    fn encode(
+        r: &Reading,
+        indices: &[u32],
+        from: u32,
+        dest: &mut [u8],
+        lengths: &mut [u32],
+    ) -> f64 {
+        r.encode_into(indices, from, dest, lengths)
+    }
+    fn weigh(scanner: &Scanner, text: &[u8]) -> f64 {
+        scanner.weigh_bytes(text)
+    }
+}
+
+impl Encoding for u16 {
+    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<u16>>> {
+        &UNITS
+    }
+    fn encode(
+        r: &Reading,
+        indices: &[u32],
+        from: u32,
+        dest: &mut [u16],
+        lengths: &mut [u32],
+    ) -> f64 {
+        r.encode_utf16_into(indices, from, dest, lengths)
+    }
+    fn weigh(scanner: &Scanner, text: &[u16]) -> f64 {
+        scanner.weigh_units(text)
+    }
+}
+
+/// The room a first estimate starts with, in units (it grows as rounds fill it, up to
+/// [`ROUND`]: a first call on a short conversation grows no memory).
+const FIRST_ROOM: usize = 1 << 10;
+
+/// The units one round encodes (more only for a longer piece): a round is weighed while it
+/// is still in the processor's cache, and a long history needs no more memory than that.
+const ROUND: usize = 1 << 16;
+
+/// The largest room kept from one estimate to the next (one that grew past it for a long
+/// piece is let go).
+const KEEP_ROOM: usize = 1 << 20;
+
+/// Marks the length of a piece not encoded yet.
+const UNWRITTEN: u32 = u32::MAX;
+
+/// The texts of some messages, encoded by JavaScript into the room kept between estimates,
+/// in rounds: [`Encoded::next`] weighs them piece after piece.
+struct Encoded<'r, T: Encoding> {
+    reading: &'r Reading,
+    indices: &'r [u32],
+    room: Vec<T>,
+    /// Each piece's length in units ([`UNWRITTEN`] until its round).
+    lengths: Vec<u32>,
+    /// The next piece, and where it starts in the room.
+    next: usize,
+    at: usize,
+    /// The pieces in the room end here.
+    end: usize,
+}
+
+impl<'r, T: Encoding> Encoded<'r, T> {
+    fn new(reading: &'r Reading, indices: &'r [u32], pieces: usize) -> Self {
+        let mut room = T::room().with(|room| room.take());
+        if room.len() < FIRST_ROOM {
+            room.resize(FIRST_ROOM, T::default());
+        }
+        Encoded {
+            reading,
+            indices,
+            room,
+            lengths: vec![UNWRITTEN; pieces],
+            next: 0,
+            at: 0,
+            end: 0,
+        }
+    }
+
+    /// `weigh` of the next piece (0 past the last, or for what JavaScript could not write).
+    fn next(&mut self, weigh: impl FnOnce(&[T]) -> f64) -> f64 {
+        if self.next == self.end && !self.round() {
+            return 0.0;
+        }
+        let len = self.lengths[self.next] as usize;
+        let end = (self.at + len).min(self.room.len());
+        let weight = weigh(&self.room[self.at..end]);
+        self.at = end;
+        self.next += 1;
+        weight
+    }
+
+    /// Encodes the next round into the room (which grows as rounds fill it up to [`ROUND`],
+    /// and past it for a piece that needs more): whether a piece was written.
+    fn round(&mut self) -> bool {
+        if self.next >= self.lengths.len() {
+            return false;
+        }
+        if self.end > 0 && self.room.len() < ROUND {
+            // The last round filled the room.
+            self.room
+                .resize((4 * self.room.len()).min(ROUND), T::default());
+        }
+        loop {
+            let from = self.next as u32;
+            let written = T::encode(
+                self.reading,
+                self.indices,
+                from,
+                &mut self.room,
+                &mut self.lengths,
+            );
+            if written < 0.0 {
+                // One piece longer than the room.
+                let need = -written;
+                if need <= self.room.len() as f64 || need > (u32::MAX / 4) as f64 {
+                    return false;
+                }
+                self.room.resize(need as usize, T::default());
+                continue;
+            }
+            let end = self.lengths[self.next..]
+                .iter()
+                .position(|&len| len == UNWRITTEN)
+                .map_or(self.lengths.len(), |k| self.next + k);
+            self.at = 0;
+            self.end = end;
+            return end > self.next;
+        }
+    }
+}
+
+impl<T: Encoding> Drop for Encoded<'_, T> {
+    fn drop(&mut self) {
+        if self.room.len() <= KEEP_ROOM {
+            let room = std::mem::take(&mut self.room);
+            T::room().with(|kept| kept.replace(room));
+        }
+    }
 }
 
 /// Messages without a count whose texts are this short in all (UTF-16 code units: tens of

@@ -390,41 +390,70 @@ class Reading {
     return textUnits(this.texts, this.pieceStart, indices, limit);
   }
 
+  /** Whether the core asks for texts as UTF-16 (`encodeUtf16Into`): where Node's `Buffer`
+   * writes them (several times faster than `TextEncoder` writes UTF-8). */
+  get wideTexts() {
+    return NODE_BUFFER !== undefined;
+  }
+
   /**
-   * The texts of messages `indices` (in that order) as UTF-8 into `dest` (a view of wasm
-   * memory), piece after piece, each piece's byte length into `lengths`. Returns the bytes
-   * written; or, when `dest` is too short, minus the room still needed: the caller grows it
-   * and calls again, and the encoding goes on from the piece that did not fit.
+   * The texts of messages `indices` (in that order), piece after piece from piece number
+   * `from`, as UTF-8 into `dest` (a view of wasm memory) from its start; each piece's length
+   * in bytes into `lengths[piece]`. A round ends at the piece that does not fit in what is
+   * left of `dest`: returns the bytes written (the core weighs them, then asks for the
+   * next round), or, when that piece does not fit in all of `dest`, minus the room it needs.
    */
-  encodeInto(indices, dest, lengths) {
+  encodeInto(indices, from, dest, lengths) {
+    return this.encodeRound(indices, from, dest, lengths, false);
+  }
+
+  /** `encodeInto` as UTF-16 code units into `dest` (a Uint16Array); where `wideTexts`. */
+  encodeUtf16Into(indices, from, dest, lengths) {
+    return this.encodeRound(indices, from, dest, lengths, true);
+  }
+
+  /** `encodeInto`, as UTF-16 when `wide`. */
+  encodeRound(indices, from, dest, lengths, wide) {
     const texts = this.texts, starts = this.pieceStart;
-    let { k, q, p, at } = this.cursor ?? { k: 0, q: -1, p: 0, at: 0 };
+    // Where piece `from` is: where the last round of this estimate stopped (else found).
+    let { k, q, p } = from > 0 && this.cursor !== undefined && this.cursor.p === from ? this.cursor : pieceAt(starts, indices, from);
     this.cursor = undefined;
+    let at = 0;
+    // (A Buffer over `dest`, made for the first long piece: most first calls have none.)
+    let bytes;
     for (; k < indices.length; k++, q = -1) {
       const end = starts[indices[k] + 1];
       if (q < 0) q = starts[indices[k]];
       for (; q < end; q++) {
         const piece = texts.text(q);
-        if (piece.length <= SHORT_PIECE && at + piece.length <= dest.length) {
+        const length = piece.length;
+        let written = -1;
+        if (wide) {
+          if (length <= dest.length - at) {
+            if (length <= SHORT_PIECE) {
+              for (let c = 0; c < length; c++) dest[at + c] = piece.charCodeAt(c);
+              written = length;
+            } else {
+              bytes ??= NODE_BUFFER.from(dest.buffer, dest.byteOffset, dest.byteLength);
+              written = bytes.write(piece, 2 * at, "utf16le") / 2;
+            }
+          }
+        } else if (length <= SHORT_PIECE && length <= dest.length - at) {
           // A short ASCII piece (a role, an id, a name) is copied faster than encoded.
           let c = 0;
-          while (c < piece.length) {
+          while (c < length) {
             const unit = piece.charCodeAt(c);
             if (unit >= 0x80) break;
             dest[at + c++] = unit;
           }
-          if (c === piece.length) {
-            at += c;
-            lengths[p++] = c;
-            continue;
-          }
+          written = c === length ? c : encodeUtf8(piece, dest, at);
+        } else {
+          written = encodeUtf8(piece, dest, at);
         }
-        const { read, written } = ENCODER.encodeInto(piece, dest.subarray(at));
-        if (read < piece.length) {
-          // Room for this piece at three bytes a code unit and for the rest at one (ASCII):
-          // more is asked for if that is not enough.
-          this.cursor = { k, q, p, at };
-          return -(3 * piece.length + textUnits(texts, starts, indices.subarray(k + 1)) + 16 - (dest.length - at));
+        if (written < 0) {
+          this.cursor = { k, q, p };
+          // (UTF-8 takes up to three bytes a code unit.)
+          return at > 0 ? at : -(wide ? length : 3 * length);
         }
         at += written;
         lengths[p++] = written;
@@ -1577,8 +1606,32 @@ class TextChunks {
 }
 
 const ENCODER = new TextEncoder();
-/** Pieces up to this long are tried as ASCII first (`encodeInto`). */
+
+/** `piece` as UTF-8 into `dest` from `at`: the bytes written, or -1 if it does not fit. */
+function encodeUtf8(piece, dest, at) {
+  const { read, written } = ENCODER.encodeInto(piece, dest.subarray(at));
+  return read < piece.length ? -1 : written;
+}
+
+/** Node's `Buffer` (undefined elsewhere, and where a page defines one of its own). */
+const NODE_BUFFER = typeof globalThis.process === "object" && globalThis.process !== null &&
+  typeof globalThis.process.versions?.node === "string" && typeof globalThis.Buffer?.from === "function"
+  ? globalThis.Buffer : undefined;
+
+/** Pieces up to this long are copied by hand (UTF-8: tried as ASCII first). */
 const SHORT_PIECE = 64;
+
+/** Where piece number `p` of the texts of messages `indices` is: `{ k, q, p }`, `q` the
+ * text's number in the reading (-1 at a message's start). */
+function pieceAt(starts, indices, p) {
+  let k = 0, before = 0;
+  for (; k < indices.length; k++) {
+    const count = starts[indices[k] + 1] - starts[indices[k]];
+    if (before + count > p) return { k, q: starts[indices[k]] + (p - before), p };
+    before += count;
+  }
+  return { k, q: -1, p };
+}
 
 /** The UTF-16 length of the texts of messages `indices` (as far as past `limit`). */
 function textUnits(texts, starts, indices, limit = Infinity) {

@@ -603,9 +603,10 @@ fn random_text(next: &mut impl FnMut() -> u32, len: usize, pick: impl Fn(u32) ->
 #[wasm_bindgen_test]
 fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
     use chat_history_reducer::estimate::{Scanner, Weights};
-    let alphabet: Vec<char> = "aZ09 \t\n\r{}\",.:;-_!~\u{7f}\u{1}éж漢ひ한。😀\u{a0}"
-        .chars()
-        .collect();
+    let alphabet: Vec<char> =
+        "aZ09 \t\n\r{}\",.:;-_!~\u{7f}\u{1}éж漢ひ한。😀\u{a0}\u{ff}\u{100}\u{8000}\u{ffff}"
+            .chars()
+            .collect();
     let scanner = Scanner::new(&Weights::default());
     let mut next = xorshift(12345);
     for _ in 0..300 {
@@ -622,15 +623,49 @@ fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
         });
         let bytes = text.as_bytes();
         let simd = scanner.weigh_bytes(bytes);
-        let scalar = scanner.weigh_bytes_scalar(bytes);
-        assert_eq!(simd, scalar, "{text:?}");
+        assert_eq!(simd, scanner.weigh_bytes_scalar(bytes), "{text:?}");
+        // As UTF-16 (how Node hands texts over), every way the same.
+        let units: Vec<u16> = text.encode_utf16().collect();
+        assert_eq!(scanner.weigh_units(&units), simd, "{text:?}");
+        assert_eq!(scanner.weigh_units_scalar(&units), simd, "{text:?}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn utf16_with_lone_surrogates_weighs_as_the_utf8_text_encoder_writes() {
+    // A lone surrogate is U+FFFD in TextEncoder's UTF-8 (3 bytes) and in the UTF-16 scan;
+    // a pair is one code point (an emoji) in both.
+    use chat_history_reducer::estimate::{Scanner, Weights};
+    let scanner = Scanner::new(&Weights::default());
+    let mut next = xorshift(4242);
+    for case in 0..400 {
+        let len = (next() % 120) as usize;
+        let units: Vec<u16> = (0..len)
+            .map(|_| match next() % 10 {
+                0 => 0xD800 + (next() % 0x800) as u16, // a high or low surrogate, alone or not
+                1 => 0xD83D,                           // half of an emoji …
+                2 => 0xDE00,                           // … and the other half
+                3 => [0x4E00, 0x00E9, 0x3000, 0xFFFD][(next() % 4) as usize],
+                4 => b' ' as u16,
+                _ => (b'a' + (next() % 26) as u8) as u16,
+            })
+            .collect();
+        let utf8 = String::from_utf16_lossy(&units);
+        let want = scanner.weigh_bytes(utf8.as_bytes());
+        assert_eq!(scanner.weigh_units(&units), want, "case {case}: {units:x?}");
+        assert_eq!(
+            scanner.weigh_units_scalar(&units),
+            want,
+            "case {case}: {units:x?}"
+        );
     }
 }
 
 #[wasm_bindgen_test]
 fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
-    // reader.js encodes the texts to estimate (short ASCII ones by hand, the others with
-    // TextEncoder) and the core weighs the bytes: the same as weighing the Rust string.
+    // reader.js encodes the texts to estimate (short ones by hand; the others as UTF-16 with
+    // Node's Buffer, as UTF-8 with TextEncoder elsewhere: this runs in both) and the core
+    // weighs them: the same as weighing the Rust string (a lone surrogate as U+FFFD).
     use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};
     // Mostly ASCII of every class (short ASCII texts take another way), some of the rest.
     let alphabet: Vec<char> = "aZ09   \t\n{}\",.:-_!~  é漢ひ한。😀\u{a0}\u{7f}"
@@ -648,9 +683,17 @@ fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
                 (b'a' + (r % 26) as u8) as char
             }
         });
+        let mut units: Vec<u16> = text.encode_utf16().collect();
+        if case % 5 == 0 {
+            // A lone surrogate somewhere.
+            let at = next() as usize % (units.len() + 1);
+            units.insert(at, 0xD800 + (next() % 0x800) as u16);
+        }
+        let text = String::from_utf16_lossy(&units);
         let message = Object::new();
         Reflect::set(&message, &"role".into(), &"user".into()).unwrap();
-        Reflect::set(&message, &"content".into(), &text.as_str().into()).unwrap();
+        let content = js_sys::JsString::from_char_code(&units);
+        Reflect::set(&message, &"content".into(), &content).unwrap();
         let got = wasm::estimate_tokens(&Array::of1(&message), None).unwrap();
         let want = message_tokens(
             text_weight("user", &w) + text_weight(&text, &w),
@@ -660,4 +703,73 @@ fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
         );
         assert_eq!(got, want, "case {case}: {text:?}");
     }
+}
+
+#[wasm_bindgen_test]
+fn a_history_far_larger_than_a_round_weighs_as_its_messages_do() {
+    // Texts are encoded into wasm memory in rounds: many rounds, pieces across their ends,
+    // pieces longer than a whole round, and messages with no text between them.
+    use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};
+    let w = Weights::default();
+    let mut next = xorshift(99);
+    let messages = Array::new();
+    let mut want = 0.0;
+    for i in 0..3000 {
+        let long = i % 500 == 7;
+        let len = if long {
+            300_000
+        } else {
+            (next() % 1500) as usize
+        };
+        let text: String = random_text(&mut next, len, |r| match r % 12 {
+            0 => ' ',
+            1 => '漢',
+            2 => '😀',
+            _ => (b'a' + (r % 26) as u8) as char,
+        });
+        let message = Object::new();
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        Reflect::set(&message, &"role".into(), &role.into()).unwrap();
+        let content = if text.is_empty() && role == "assistant" {
+            JsValue::NULL
+        } else {
+            text.as_str().into()
+        };
+        Reflect::set(&message, &"content".into(), &content).unwrap();
+        messages.push(&message);
+        want += message_tokens(text_weight(role, &w) + text_weight(&text, &w), 0, 3.0, 0.0);
+    }
+    assert_eq!(wasm::estimate_tokens(&messages, None).unwrap(), want);
+}
+
+#[wasm_bindgen_test]
+fn estimating_a_huge_history_needs_no_memory_for_its_texts() {
+    // 32 million characters of text: encoded a round at a time, never all at once (which
+    // grew wasm memory by their size, for good: a wasm memory does not shrink).
+    let memory = || {
+        wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length() as f64
+    };
+    let text = js_sys::JsString::from("A line of a long tool result, with some digits 12345.\n")
+        .repeat(300)
+        .slice(0, 16_000);
+    let messages = Array::new();
+    for i in 0..2000 {
+        let message = Object::new();
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        Reflect::set(&message, &"role".into(), &role.into()).unwrap();
+        Reflect::set(&message, &"content".into(), &text).unwrap();
+        messages.push(&message);
+    }
+    let before = memory();
+    let tokens = wasm::estimate_tokens(&messages, None).unwrap();
+    assert!(tokens > 2000.0 * 16_000.0 / 8.0, "{tokens}");
+    let grown = memory() - before;
+    assert!(
+        grown <= 4.0 * 1024.0 * 1024.0,
+        "wasm memory grew by {grown} bytes"
+    );
 }
