@@ -293,7 +293,7 @@ test("payloads that are not plain data count as JSON.stringify writes them, or f
   }
 });
 
-test("a long history's payloads left unestimated by a truncation count in tokensBefore as their JSON", () => {
+test("a long history's payloads left unestimated by a truncation count in tokensBefore as their JSON, with either estimator", () => {
   const rand = rng(9);
   const build = (text) => {
     const m = [];
@@ -310,9 +310,15 @@ test("a long history's payloads left unestimated by a truncation count in tokens
     if (p.functionResponse) p.functionResponse.response = JSON.stringify(objects[i].parts[0].functionResponse.response);
     return m;
   });
-  const total = estimateTokens(texts);
-  assert.equal(estimateTokens(objects), total);
-  const r = reduceSync(objects, { maxTokens: Math.floor(total / 8) });
-  assert.ok(r.reduced);
-  assert.equal(r.tokensBefore, total);
+  // With either estimator the oldest payloads are written out only when tokensBefore is
+  // read (it is a getter then); "length" sums every other text as it is read.
+  for (const config of [{}, { estimator: "length", charsPerToken: 3 }]) {
+    const total = estimateTokens(texts, config);
+    assert.equal(estimateTokens(objects, config), total);
+    const r = reduceSync(objects.map((m) => ({ ...m })), { ...config, maxTokens: Math.floor(total / 8) });
+    assert.ok(r.reduced);
+    assert.equal(typeof Object.getOwnPropertyDescriptor(r, "tokensBefore").get, "function", JSON.stringify(config));
+    assert.equal(r.tokensBefore, total, JSON.stringify(config));
+    assert.equal(reduceSync(objects, { ...config, maxTokens: Math.floor(total / 8) }).tokensBefore, total);
+  }
 });

@@ -306,7 +306,7 @@ fn decode_with(
     // A few short new messages (a growing history) are cheaper to estimate than to choose
     // among.
     let pending = if decisive
-        && estimating::decisive_allowed(config, counted || given_any)
+        && estimating::decisive_allowed(config, &reading, counted || given_any)
         && reading.units(&missing, estimating::FEW_UNITS) > estimating::FEW_UNITS
     {
         estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)

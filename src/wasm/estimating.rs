@@ -53,12 +53,12 @@ impl Estimating {
             estimate::message_tokens(weight, images, self.overhead, self.image_tokens)
         };
         match self.estimator {
-            // Length mode's weights are whole already (a sum of ceils), read with the fields.
+            // Length mode's weights are whole already (a sum of ceils), summed as the fields
+            // were read (but for payloads of plain data, written out now).
             Estimator::Length { .. } => {
-                let weights = reading.length_tokens();
-                for &i in indices {
-                    let i = i as usize;
-                    raw[i] = count(i, weights.get(i).copied().unwrap_or(0.0));
+                let weights = reading.lengths(indices);
+                for (&i, &weight) in indices.iter().zip(&weights) {
+                    raw[i as usize] = count(i as usize, weight);
                 }
             }
             Estimator::Classes(weights) => {
@@ -72,13 +72,28 @@ impl Estimating {
         }
     }
 
-    /// The numbers [`complete`] rebuilds this from.
+    /// The numbers [`complete`] rebuilds this from ([`Estimating::from_params`]).
     fn params(&self) -> Vec<f64> {
         let mut p = vec![self.overhead, self.image_tokens, self.calibration];
-        if let Estimator::Classes(w) = self.estimator {
-            p.extend(w.values());
+        match self.estimator {
+            Estimator::Classes(w) => p.extend(w.values()),
+            Estimator::Length { chars_per_token } => p.push(chars_per_token),
         }
         p
+    }
+
+    /// What [`Estimating::params`] wrote (None for anything else).
+    fn from_params(p: &[f64]) -> Option<Estimating> {
+        let estimator = match p.get(3..)? {
+            &[chars_per_token] => Estimator::Length { chars_per_token },
+            w => Estimator::Classes(Weights::from_values(w.try_into().ok()?)),
+        };
+        Some(Estimating {
+            estimator,
+            overhead: p[0],
+            image_tokens: p[1],
+            calibration: p[2],
+        })
     }
 }
 
@@ -277,13 +292,14 @@ impl<T: Encoding> Drop for Encoded<'_, T> {
 /// history's structure and a result whose `tokensBefore` is completed late.
 pub const FEW_UNITS: f64 = 8192.0;
 
-/// Whether a reduction under `config` may leave the oldest messages unestimated: a
-/// `truncate` that allows it (`truncate::can_leave_oldest_uncounted`), the built-in class
-/// estimator, whole overheads (so that sums do not depend on their order), and no counts
-/// from the caller.
-pub fn decisive_allowed(config: &Config, counted: bool) -> bool {
+/// Whether a reduction under `config` may leave the oldest messages of `reading`
+/// unestimated: a `truncate` that allows it (`truncate::can_leave_oldest_uncounted`), the
+/// built-in class estimator (or length mode with payloads still to write out: the rest of
+/// its counts are sums made while reading), whole overheads (so that sums do not depend on
+/// their order), and no counts from the caller.
+pub fn decisive_allowed(config: &Config, reading: &Reading, counted: bool) -> bool {
     truncate::can_leave_oldest_uncounted(config)
-        && matches!(config.estimator, Estimator::Classes(_))
+        && (matches!(config.estimator, Estimator::Classes(_)) || reading.deferred())
         && config.message_overhead.fract() == 0.0
         && config.image_tokens.fract() == 0.0
         && !counted
@@ -321,22 +337,12 @@ pub fn estimate_decisive(
 /// returns their tokens: what the result's `tokensBefore` lacks. Called from JavaScript
 /// the first time it is read.
 pub fn complete(reading: &Reading) -> f64 {
-    let p = reading.estimator();
-    let Some(values) = p
-        .get(3..)
-        .and_then(|w| <[f64; Weights::NAMES.len()]>::try_from(w).ok())
-    else {
+    let Some(est) = Estimating::from_params(&reading.estimator()) else {
         return 0.0;
     };
     if !reading.pending() {
         return 0.0;
     }
-    let est = Estimating {
-        estimator: Estimator::Classes(Weights::from_values(values)),
-        overhead: p[0],
-        image_tokens: p[1],
-        calibration: p[2],
-    };
     let mut raw = reading.raw();
     let missing: Vec<u32> = (0..raw.len())
         .filter(|&i| raw[i] < 0.0)

@@ -66,8 +66,13 @@ extern "C" {
     pub fn given(this: &Reading) -> Vec<f64>;
     #[wasm_bindgen(method, getter)]
     pub fn images(this: &Reading) -> Vec<u32>;
-    #[wasm_bindgen(method, getter, js_name = lengthTokens)]
-    pub fn length_tokens(this: &Reading) -> Vec<f64>;
+    /// Length mode: the estimate of each of messages `indices` before overheads (their
+    /// payloads written out now).
+    #[wasm_bindgen(method)]
+    pub fn lengths(this: &Reading, indices: &[u32]) -> Vec<f64>;
+    /// Whether some texts wait to be estimated (in length mode: payloads of plain data).
+    #[wasm_bindgen(method, getter)]
+    pub fn deferred(this: &Reading) -> bool;
     /// Message i's texts are pieces `piece_start[i]..piece_start[i + 1]`.
     #[wasm_bindgen(method, getter, js_name = pieceStart)]
     pub fn piece_start(this: &Reading) -> Vec<u32>;

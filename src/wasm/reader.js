@@ -112,9 +112,9 @@ class Reading {
     this.lengthTokens = new Float64Array(options.lengthMode ? n : 0);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
-    // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]] (none in
-    // length mode: its counts are summed as the texts are read).
-    this.pieceStart = new Uint32Array(options.lengthMode ? 0 : n + 1);
+    // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]] (in
+    // length mode only its payloads of plain data: its texts are summed as they are read).
+    this.pieceStart = new Uint32Array(n + 1);
     // Room for all (a grown array is copied as it grows); written in message order. A
     // continued reading reads only its own first n stamps, and this one writes every one
     // after them before it reads them (what a call that failed wrote there is let go).
@@ -141,7 +141,7 @@ class Reading {
     this.byId = null;
     this.byIdAt = 0;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
-    this.texts = new TextChunks(options.lengthMode ? 0 : 4 * n);
+    this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
     // Where an `encodeInto` that ran out of room goes on.
     this.cursor = undefined;
     // Some messages left unestimated (a reduction that did not need them), and what
@@ -178,13 +178,14 @@ class Reading {
   }
 
   /**
-   * A payload that counts as its JSON text (SPEC §3). For the class estimator, an object or
-   * array of plain data (`plainJson`) is kept as it is and written out only if it is
-   * estimated (`TextChunks.text`): a truncation estimates the newest messages only. Anything
-   * else is written out now, and what `JSON.stringify` throws is the reading's error.
+   * A payload that counts as its JSON text (SPEC §3). An object or array of plain data
+   * (`plainJson`) is kept as it is and written out only if it is estimated
+   * (`TextChunks.text`; in length mode by `lengths`): a truncation estimates the newest
+   * messages only. Anything else is written out now, and what `JSON.stringify` throws is
+   * the reading's error.
    */
   json(value) {
-    if (this.lengthMode || value === null || typeof value !== "object" || !plainJson(value, 0)) {
+    if (value === null || typeof value !== "object" || !plainJson(value, 0)) {
       this.text(jsonText(value));
     } else if (this.collectTexts) {
       this.texts.push(value);
@@ -382,6 +383,26 @@ class Reading {
   /** Message i's links are `links[linkStarts[i] .. linkStarts[i + 1]]`. */
   get linkStarts() {
     return this.linkStart;
+  }
+
+  /**
+   * Length mode: the estimate of each of messages `indices` before overheads, its texts'
+   * summed as they were read and its payloads' (kept as they were) written out now.
+   */
+  lengths(indices) {
+    const texts = this.texts, starts = this.pieceStart, out = new Float64Array(indices.length);
+    for (let k = 0; k < indices.length; k++) {
+      const i = indices[k];
+      let tokens = this.lengthTokens[i];
+      for (let q = starts[i], end = starts[i + 1]; q < end; q++) tokens += Math.ceil(texts.text(q).length / this.charsPerToken);
+      out[k] = tokens;
+    }
+    return out;
+  }
+
+  /** Whether some texts wait to be estimated (in length mode: payloads, see `lengths`). */
+  get deferred() {
+    return this.texts.length > 0;
   }
 
   /** The length of the texts of messages `indices` (UTF-16 code units), counted only as far
