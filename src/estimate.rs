@@ -482,9 +482,16 @@ impl AsciiCounts {
     fn run<T: Unit>(&mut self, text: &[T], mut i: usize, prev_space: &mut bool) -> usize {
         use core::arch::wasm32::*;
         let zero = u8x16_splat(0);
-        let mut carry = if *prev_space { u8x16_splat(0xFF) } else { zero };
+        let mut carry = if *prev_space { u8x16_splat(1) } else { zero };
+        // SAFETY: 16 bytes each; v128_load takes unaligned addresses.
+        let (by_low, by_high) = unsafe {
+            (
+                v128_load(NIBBLE_CLASSES.0.as_ptr().cast::<v128>()),
+                v128_load(NIBBLE_CLASSES.1.as_ptr().cast::<v128>()),
+            )
+        };
         loop {
-            let (mut letters, mut digits, mut puncts, mut spaces, mut starts) =
+            let (mut letters, mut digits, mut others, mut spaces, mut starts) =
                 (zero, zero, zero, zero, zero);
             let mut blocks = 0i64;
             while blocks < 255 && i + 16 <= text.len() {
@@ -492,15 +499,16 @@ impl AsciiCounts {
                 let Some(v) = (unsafe { T::ascii_block(text, i) }) else {
                     break;
                 };
-                let within = |lo: u8, hi: u8| within(v, lo, hi);
-                let lower = v128_or(v, u8x16_splat(0x20));
-                let letter = v128_and(
-                    u8x16_ge(lower, u8x16_splat(b'a')),
-                    u8x16_le(lower, u8x16_splat(b'z')),
+                // Each byte's class as one bit (`NIBBLE_CLASSES`), then 1 in the lanes of
+                // each class counted.
+                let class = v128_and(
+                    i8x16_swizzle(by_low, v128_and(v, u8x16_splat(0x0F))),
+                    i8x16_swizzle(by_high, u8x16_shr(v, 4)),
                 );
-                let digit = within(b'0', b'9');
-                let space = v128_or(u8x16_eq(v, u8x16_splat(b' ')), within(0x09, 0x0d));
-                let punct = v128_andnot(within(0x21, 0x7e), v128_or(letter, digit));
+                let one = u8x16_splat(1);
+                let is = |bits: u8| u8x16_min(v128_and(class, u8x16_splat(bits)), one);
+                let (letter, digit, space, other) =
+                    (is(C_LETTER), is(C_DIGIT), is(C_SPACE), is(C_OTHER));
                 // Each lane's space flag next to the one before it (the last of the previous block).
                 let before = i8x16_shuffle::<
                     15,
@@ -520,22 +528,21 @@ impl AsciiCounts {
                     29,
                     30,
                 >(carry, space);
-                // A true lane is 0xFF = -1: subtracting counts it.
-                letters = i8x16_sub(letters, letter);
-                digits = i8x16_sub(digits, digit);
-                puncts = i8x16_sub(puncts, punct);
-                spaces = i8x16_sub(spaces, space);
-                starts = i8x16_sub(starts, v128_andnot(space, before));
+                letters = i8x16_add(letters, letter);
+                digits = i8x16_add(digits, digit);
+                others = i8x16_add(others, other);
+                spaces = i8x16_add(spaces, space);
+                starts = i8x16_add(starts, v128_andnot(space, before));
                 carry = space;
                 blocks += 1;
                 i += 16;
             }
-            let (l, d, p, w) = (sum(letters), sum(digits), sum(puncts), sum(spaces));
+            let (l, d, o, w) = (sum(letters), sum(digits), sum(others), sum(spaces));
             self.letters += l;
             self.digits += d;
-            self.puncts += p;
+            self.others += o;
             self.spaces += w;
-            self.others += 16 * blocks - l - d - p - w;
+            self.puncts += 16 * blocks - l - d - o - w;
             self.starts += sum(starts);
             if blocks < 255 {
                 break;
@@ -546,13 +553,70 @@ impl AsciiCounts {
     }
 }
 
-/// Lanes of `v` in `lo..=hi` (all ones), the others zero.
+/// Class bits of an ASCII byte in the SIMD scan: each class is one or more sets of bytes
+/// whose high nibbles and low nibbles each lie in a set of their own, one bit a set, so
+/// that `by_low[b & 15] & by_high[b >> 4]` holds exactly the bit of b's set.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-fn within(v: core::arch::wasm32::v128, lo: u8, hi: u8) -> core::arch::wasm32::v128 {
-    use core::arch::wasm32::*;
-    v128_and(u8x16_ge(v, u8x16_splat(lo)), u8x16_le(v, u8x16_splat(hi)))
-}
+const C_LETTER: u8 = 0b0000_0011; // A–O a–o (high 4, 6) and P–Z p–z (high 5, 7)
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const C_DIGIT: u8 = 0b0000_0100;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const C_SPACE: u8 = 0b0001_1000; // ' ', and \t to \r
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const C_OTHER: u8 = 0b1110_0000; // the other controls, and DEL (punctuation is the rest)
+
+/// The class bits by low nibble and by high nibble (see [`C_LETTER`]).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+static NIBBLE_CLASSES: ([u8; 16], [u8; 16]) = {
+    // (bit, high nibbles, low nibbles) of each set.
+    const SETS: [(u8, [bool; 8], [bool; 16]); 8] = {
+        const fn highs(list: &[usize]) -> [bool; 8] {
+            let mut t = [false; 8];
+            let mut k = 0;
+            while k < list.len() {
+                t[list[k]] = true;
+                k += 1;
+            }
+            t
+        }
+        const fn lows(from: usize, to: usize, except: bool) -> [bool; 16] {
+            let mut t = [false; 16];
+            let mut k = 0;
+            while k < 16 {
+                t[k] = (k >= from && k <= to) != except;
+                k += 1;
+            }
+            t
+        }
+        [
+            (0b0000_0001, highs(&[4, 6]), lows(1, 15, false)),
+            (0b0000_0010, highs(&[5, 7]), lows(0, 10, false)),
+            (C_DIGIT, highs(&[3]), lows(0, 9, false)),
+            (0b0000_1000, highs(&[2]), lows(0, 0, false)),
+            (0b0001_0000, highs(&[0]), lows(9, 13, false)),
+            (0b0010_0000, highs(&[0]), lows(9, 13, true)),
+            (0b0100_0000, highs(&[1]), lows(0, 15, false)),
+            (0b1000_0000, highs(&[7]), lows(15, 15, false)),
+        ]
+    };
+    let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
+    let mut s = 0;
+    while s < SETS.len() {
+        let (bit, highs, lows) = SETS[s];
+        let mut k = 0;
+        while k < 16 {
+            if lows[k] {
+                low[k] |= bit;
+            }
+            if k < 8 && highs[k] {
+                high[k] |= bit;
+            }
+            k += 1;
+        }
+        s += 1;
+    }
+    (low, high)
+};
 
 /// The sum of the 16 byte lanes of `v`.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

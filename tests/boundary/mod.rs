@@ -603,13 +603,14 @@ fn random_text(next: &mut impl FnMut() -> u32, len: usize, pick: impl Fn(u32) ->
 #[wasm_bindgen_test]
 fn the_simd_scan_weighs_exactly_as_the_scalar_one() {
     use chat_history_reducer::estimate::{Scanner, Weights};
-    let alphabet: Vec<char> =
-        "aZ09 \t\n\r{}\",.:;-_!~\u{7f}\u{1}éж漢ひ한。😀\u{a0}\u{ff}\u{100}\u{8000}\u{ffff}"
-            .chars()
-            .collect();
+    // Every ASCII character (each class and the edges between them), and some others.
+    let alphabet: Vec<char> = (0u8..128)
+        .map(char::from)
+        .chain("éж漢ひ한。😀\u{a0}\u{ff}\u{100}\u{8000}\u{ffff}".chars())
+        .collect();
     let scanner = Scanner::new(&Weights::default());
     let mut next = xorshift(12345);
-    for _ in 0..300 {
+    for _ in 0..1000 {
         let len = (next() % 200) as usize;
         // Long ASCII stretches (the SIMD path) with spaces across chunk edges.
         let text = random_text(&mut next, len, |r| {
