@@ -142,7 +142,7 @@ class Reading {
     this.byIdAt = 0;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
     this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
-    // Where an `encodeInto` that ran out of room goes on.
+    // Where the last round of an estimate stopped (see `encodeRound`).
     this.cursor = undefined;
     // Some messages left unestimated (a reduction that did not need them), and what
     // estimating them later takes (set by the core's boundary).
