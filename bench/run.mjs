@@ -135,6 +135,32 @@ export function plainTrim(messages, maxTokens) {
   return out;
 }
 
+/**
+ * The plain loop after a check of every message (its role, content, tool calls and their
+ * ids: what a reducer has to look at to report a malformed or mixed-format history instead
+ * of dropping it), run on new objects: about the least a first call that validates its
+ * input costs in JavaScript. The plain loop itself reads only the newest messages.
+ */
+export function checkedTrim(messages, maxTokens) {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m === null || typeof m !== "object") throw new Error(`message ${i} is not an object`);
+    const role = m.role, content = m.content;
+    if (!Object.hasOwn(ROLE_TOKENS, role) || m.type !== undefined || m.parts !== undefined) throw new Error(`message ${i}: not an OpenAI message`);
+    if (typeof content !== "string" && content !== null && content !== undefined && !Array.isArray(content)) throw new Error(`message ${i}: bad content`);
+    if (role === "assistant") {
+      const calls = m.tool_calls;
+      if (calls !== undefined && calls !== null) {
+        if (!Array.isArray(calls)) throw new Error(`message ${i}: tool_calls is not an array`);
+        for (let k = 0; k < calls.length; k++) if (typeof calls[k]?.id !== "string") throw new Error(`message ${i}: a call without an id`);
+      }
+    } else if (role === "tool" && typeof m.tool_call_id !== "string") {
+      throw new Error(`message ${i}: a tool result without tool_call_id`);
+    }
+  }
+  return plainTrim(messages, maxTokens);
+}
+
 /** OpenAI → LangChain.js messages (done once, outside the timings). */
 function toLangChain(messages) {
   return messages.map((m) => {
@@ -270,6 +296,7 @@ async function benchSize(n) {
     { key: "langchain", label: "LangChain trimMessages (text/4)", async: true, input: same(lc), run: (x) => trimMessages(x, lcOptions), skip: lcSkip },
     { key: "aiSdk", label: "AI SDK pruneMessages (no budget)", input: same(model), run: (x) => pruneMessages({ messages: x, ...PRUNE }) },
     { key: "plain", label: "plain JS loop (length/4)", input: same(conv), run: (x) => plainTrim(x, budgetLength) },
+    { key: "checked", label: "plain loop + check all, new objects", input: copy, run: (x) => checkedTrim(x, budgetLength) },
   ];
   const by = Object.fromEntries(contenders.map((c) => [c.key, c]));
   const rounds = P.rounds[n] ?? 5;
@@ -299,9 +326,13 @@ async function benchSize(n) {
   const index = new Map(conv.map((m, i) => [m, i]));
   const rDefault = by.ours.output, rLength = by.oursLength.output;
   const plainKept = by.plain.output.map((m) => index.get(m));
+
   const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   const agreement = {
     oursLengthVsPlain: equal(rLength.kept, plainKept),
+    // (Its output is of copies: the same count, and the same first kept message.)
+    checkedAsPlain: by.checked.output.length === plainKept.length &&
+      by.checked.output[1]?.content === conv[plainKept[1]]?.content,
     cachedSameAsNew: equal(by.oursCached.output.kept, rDefault.kept) && equal(by.oursLengthCached.output.kept, rLength.kept),
     oursLengthKept: rLength.kept.length,
     plainKept: plainKept.length,
@@ -350,6 +381,8 @@ async function benchSize(n) {
     oursLengthVsPlain: m("oursLength") / m("plain"),
     oursLengthCachedVsPlain: m("oursLengthCached") / m("plain"),
     oursVsPlain: m("ours") / m("plain"),
+    oursLengthVsChecked: m("oursLength") / m("checked"),
+    oursVsChecked: m("ours") / m("checked"),
     oursLengthVsAiSdk: m("oursLength") / m("aiSdk"),
     oursVsAiSdk: m("ours") / m("aiSdk"),
   };
@@ -610,7 +643,7 @@ function printTable(results) {
   const row = (label, f) => console.log(padEnd(label, L) + results.map((r) => pad(f(r), W)).join(""));
   console.log(`\nMedian ms per call (interleaved rounds; samples in the JSON)`);
   console.log(head);
-  for (const key of ["ours", "oursCached", "oursLength", "oursLengthCached", "langchain", "aiSdk", "plain"]) {
+  for (const key of ["ours", "oursCached", "oursLength", "oursLengthCached", "langchain", "aiSdk", "plain", "checked"]) {
     row(results[0].contenders[key].label, (r) => {
       const c = r.contenders[key];
       return c.skipped ? "skipped" : ms(c.medianMs);
@@ -634,6 +667,8 @@ function printTable(results) {
   rr("length new ÷ plain loop", "oursLengthVsPlain");
   rr("length same ÷ plain loop", "oursLengthCachedVsPlain");
   rr("default new ÷ plain loop", "oursVsPlain");
+  rr("length new ÷ checking loop", "oursLengthVsChecked");
+  rr("default new ÷ checking loop", "oursVsChecked");
   rr("length new ÷ pruneMessages", "oursLengthVsAiSdk");
   rr("default new ÷ pruneMessages", "oursVsAiSdk");
   console.log(`  new = new message objects every call (nothing cached); same = the same objects again (counts cached)`);
@@ -647,6 +682,7 @@ function printTable(results) {
   row("kept: trimMessages", (r) => r.kept.langchain ?? "skipped");
   row("kept: pruneMessages (all msgs)", (r) => `${r.kept.aiSdk} (${(100 * r.aiSdkTokenShare).toFixed(0)}% tok)`);
   row("ours length = plain loop?", (r) => (r.agreement.oursLengthVsPlain ? "same" : `${r.agreement.differing} differ`));
+  row("checking loop = plain loop?", (r) => (r.agreement.checkedAsPlain ? "same" : "DIFFER"));
   row("ours same objects = new objects?", (r) => (r.agreement.cachedSameAsNew ? "same" : "DIFFER"));
   row("trimMessages kept vs ours length", (r) => (r.agreement.langchainKept === undefined ? "—" : `${r.agreement.langchainVsOursLength >= 0 ? "+" : ""}${(100 * r.agreement.langchainVsOursLength).toFixed(1)}%`));
   console.log(`  pruneMessages only strips tool calls/results before the last 2 messages: it has no token budget.`);
@@ -665,7 +701,7 @@ function targets(results, turns, summary, mem, startup) {
       add("10,000 msgs: reduceSync (default) ≥100× faster than trimMessages", `${x(q.oursVsLangchain)} (same objects: ${x(q.oursCachedVsLangchain)})`, q.oursVsLangchain <= 0.01);
       add("10,000 msgs: reduceSync (length) ≥100× faster than trimMessages", `${x(q.oursLengthVsLangchain)} (same objects: ${x(q.oursLengthCachedVsLangchain)})`, q.oursLengthVsLangchain <= 0.01);
     }
-    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${q.oursLengthVsPlain.toFixed(1)}× (same objects: ${q.oursLengthCachedVsPlain.toFixed(1)}×)`, q.oursLengthVsPlain <= 5);
+    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${q.oursLengthVsPlain.toFixed(1)}× (same objects: ${q.oursLengthCachedVsPlain.toFixed(1)}×; new objects ÷ the loop that checks every message: ${q.oursLengthVsChecked.toFixed(1)}×)`, q.oursLengthVsPlain <= 5);
   }
   const r100k = at(100_000);
   if (r100k) {
