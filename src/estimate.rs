@@ -490,6 +490,18 @@ impl AsciiCounts {
                 v128_load(NIBBLE_CLASSES.1.as_ptr().cast::<v128>()),
             )
         };
+        // The constants as values LLVM cannot see through: it would otherwise rewrite the
+        // counting below into compares that V8 turns into more instructions, and V8 makes
+        // a constant anew inside the loop each time it is used.
+        let [low_nibble, one, letter_bits, digit_bits, space_bits, other_bits] =
+            core::hint::black_box([
+                u8x16_splat(0x0F),
+                u8x16_splat(1),
+                u8x16_splat(C_LETTER),
+                u8x16_splat(C_DIGIT),
+                u8x16_splat(C_SPACE),
+                u8x16_splat(C_OTHER),
+            ]);
         loop {
             let (mut letters, mut digits, mut others, mut spaces, mut starts) =
                 (zero, zero, zero, zero, zero);
@@ -502,13 +514,16 @@ impl AsciiCounts {
                 // Each byte's class as one bit (`NIBBLE_CLASSES`), then 1 in the lanes of
                 // each class counted.
                 let class = v128_and(
-                    i8x16_swizzle(by_low, v128_and(v, u8x16_splat(0x0F))),
-                    i8x16_swizzle(by_high, u8x16_shr(v, 4)),
+                    i8x16_swizzle(by_low, v128_and(v, low_nibble)),
+                    i8x16_swizzle(by_high, v128_and(u16x8_shr(v, 4), low_nibble)),
                 );
-                let one = u8x16_splat(1);
-                let is = |bits: u8| u8x16_min(v128_and(class, u8x16_splat(bits)), one);
-                let (letter, digit, space, other) =
-                    (is(C_LETTER), is(C_DIGIT), is(C_SPACE), is(C_OTHER));
+                let is = |bits| u8x16_min(v128_and(class, bits), one);
+                let (letter, digit, space, other) = (
+                    is(letter_bits),
+                    is(digit_bits),
+                    is(space_bits),
+                    is(other_bits),
+                );
                 // Each lane's space flag next to the one before it (the last of the previous block).
                 let before = i8x16_shuffle::<
                     15,
