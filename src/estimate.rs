@@ -262,14 +262,19 @@ impl Scanner {
     /// The estimated tokens of UTF-8 `bytes` (one text, as `TextEncoder` wrote it), before
     /// rounding.
     pub fn weigh_bytes(&self, bytes: &[u8]) -> f64 {
-        self.weigh_with(bytes, true)
+        self.weigh_text(bytes)
     }
 
     /// The estimated tokens of UTF-16 code `units` (one text, as a JavaScript string holds
     /// it), before rounding: the same as its UTF-8 weighs, a lone surrogate counting as
     /// U+FFFD (what `TextEncoder` writes for it).
     pub fn weigh_units(&self, units: &[u16]) -> f64 {
-        self.weigh_with(units, true)
+        self.weigh_text(units)
+    }
+
+    /// [`Scanner::weigh_bytes`] or [`Scanner::weigh_units`], by the type of unit.
+    pub(crate) fn weigh_text<T: Unit>(&self, text: &[T]) -> f64 {
+        self.weigh_with(text, true)
     }
 
     /// [`Scanner::weigh_bytes`] without the SIMD path, to check the SIMD path against.

@@ -104,20 +104,15 @@ fn weigh_texts<T: Encoding>(
     scanner: &Scanner,
     mut weighed: impl FnMut(usize, f64),
 ) {
-    let starts = reading.piece_start();
-    let pieces_of = |i: usize| match (starts.get(i), starts.get(i + 1)) {
-        (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
-        _ => 0,
-    };
-    let pieces = indices.iter().map(|&i| pieces_of(i as usize)).sum();
+    let counts = reading.piece_counts(indices);
+    let pieces = counts.iter().map(|&c| c as usize).sum();
     let mut texts = Encoded::<T>::new(reading, indices, pieces);
-    for &i in indices {
-        let i = i as usize;
+    for (k, &i) in indices.iter().enumerate() {
         let mut weight = 0.0;
-        for _ in 0..pieces_of(i) {
-            weight += texts.next(|text| T::weigh(scanner, text));
+        for _ in 0..counts.get(k).copied().unwrap_or(0) {
+            weight += texts.next(|text| scanner.weigh_text(text));
         }
-        weighed(i, weight);
+        weighed(i as usize, weight);
     }
 }
 
@@ -134,7 +129,6 @@ trait Encoding: estimate::Unit + Default + 'static {
         dest: &mut [Self],
         lengths: &mut [u32],
     ) -> f64;
-    fn weigh(scanner: &Scanner, text: &[Self]) -> f64;
 }
 
 thread_local! {
@@ -155,9 +149,6 @@ impl Encoding for u8 {
     ) -> f64 {
         r.encode_into(indices, from, dest, lengths)
     }
-    fn weigh(scanner: &Scanner, text: &[u8]) -> f64 {
-        scanner.weigh_bytes(text)
-    }
 }
 
 impl Encoding for u16 {
@@ -172,9 +163,6 @@ impl Encoding for u16 {
         lengths: &mut [u32],
     ) -> f64 {
         r.encode_utf16_into(indices, from, dest, lengths)
-    }
-    fn weigh(scanner: &Scanner, text: &[u16]) -> f64 {
-        scanner.weigh_units(text)
     }
 }
 

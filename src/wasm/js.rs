@@ -73,9 +73,9 @@ extern "C" {
     /// Whether some texts wait to be estimated (in length mode: payloads of plain data).
     #[wasm_bindgen(method, getter)]
     pub fn deferred(this: &Reading) -> bool;
-    /// Message i's texts are pieces `piece_start[i]..piece_start[i + 1]`.
-    #[wasm_bindgen(method, getter, js_name = pieceStart)]
-    pub fn piece_start(this: &Reading) -> Vec<u32>;
+    /// How many texts (pieces) each of messages `indices` has to estimate.
+    #[wasm_bindgen(method, js_name = pieceCounts)]
+    pub fn piece_counts(this: &Reading, indices: &[u32]) -> Vec<u32>;
     /// Whether texts are best encoded as UTF-16 here ([`Reading::encode_utf16_into`]: Node,
     /// whose `Buffer` writes them several times faster than `TextEncoder` writes UTF-8).
     #[wasm_bindgen(method, getter, js_name = wideTexts)]
@@ -92,8 +92,9 @@ extern "C" {
         dest: &mut [u8],
         lengths: &mut [u32],
     ) -> f64;
-    /// [`Reading::encode_into`] as UTF-16 code units.
-    #[wasm_bindgen(method, js_name = encodeUtf16Into)]
+    /// [`Reading::encode_into`] as UTF-16 code units (the same JavaScript method: it tells
+    /// by `dest`'s type).
+    #[wasm_bindgen(method, js_name = encodeInto)]
     pub fn encode_utf16_into(
         this: &Reading,
         indices: &[u32],

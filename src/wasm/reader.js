@@ -142,7 +142,7 @@ class Reading {
     this.byIdAt = 0;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
     this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
-    // Where the last round of an estimate stopped (see `encodeRound`).
+    // Where the last round of an estimate stopped (see `encodeInto`).
     this.cursor = undefined;
     // Some messages left unestimated (a reduction that did not need them), and what
     // estimating them later takes (set by the core's boundary).
@@ -411,30 +411,30 @@ class Reading {
     return textUnits(this.texts, this.pieceStart, indices, limit);
   }
 
-  /** Whether the core asks for texts as UTF-16 (`encodeUtf16Into`): where Node's `Buffer`
-   * writes them (several times faster than `TextEncoder` writes UTF-8). */
+  /** How many texts each of messages `indices` has to estimate. */
+  pieceCounts(indices) {
+    const starts = this.pieceStart, counts = new Uint32Array(indices.length);
+    for (let k = 0; k < indices.length; k++) counts[k] = starts[indices[k] + 1] - starts[indices[k]];
+    return counts;
+  }
+
+  /** Whether the core asks for texts as UTF-16 (a Uint16Array `dest` for `encodeInto`):
+   * where Node's `Buffer` writes them (several times faster than `TextEncoder` writes
+   * UTF-8). */
   get wideTexts() {
     return NODE_BUFFER !== undefined;
   }
 
   /**
    * The texts of messages `indices` (in that order), piece after piece from piece number
-   * `from`, as UTF-8 into `dest` (a view of wasm memory) from its start; each piece's length
-   * in bytes into `lengths[piece]`. A round ends at the piece that does not fit in what is
-   * left of `dest`: returns the bytes written (the core weighs them, then asks for the
+   * `from`, into `dest` (a view of wasm memory) from its start: UTF-16 code units into a
+   * Uint16Array (see `wideTexts`), UTF-8 into a Uint8Array; each piece's length in `dest`'s
+   * units into `lengths[piece]`. A round ends at the piece that does not fit in what is
+   * left of `dest`: returns the units written (the core weighs them, then asks for the
    * next round), or, when that piece does not fit in all of `dest`, minus the room it needs.
    */
   encodeInto(indices, from, dest, lengths) {
-    return this.encodeRound(indices, from, dest, lengths, false);
-  }
-
-  /** `encodeInto` as UTF-16 code units into `dest` (a Uint16Array); where `wideTexts`. */
-  encodeUtf16Into(indices, from, dest, lengths) {
-    return this.encodeRound(indices, from, dest, lengths, true);
-  }
-
-  /** `encodeInto`, as UTF-16 when `wide`. */
-  encodeRound(indices, from, dest, lengths, wide) {
+    const wide = dest.BYTES_PER_ELEMENT === 2;
     const texts = this.texts, starts = this.pieceStart;
     // Where piece `from` is: where the last round of this estimate stopped (else found).
     let { k, q, p } = from > 0 && this.cursor !== undefined && this.cursor.p === from ? this.cursor : pieceAt(starts, indices, from);
