@@ -213,6 +213,20 @@ test("a long history edited in place is read again where it changed", () => {
   assert.equal(count(), fresh(), "a part pushed");
   history[8] = { ...history[8], content: "copied and changed" };
   assert.equal(count(), fresh(), "a replaced message");
+  history[11].role = "user";
+  assert.equal(count(), fresh(), "a role changed");
+  // Calls and results, read by role (reader.js reads each role's fields apart).
+  history.push({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] });
+  history.push({ role: "tool", tool_call_id: "c1", content: "one" });
+  const groups = (h) => analyze(h, { maxTokens: 1e6 }).messages.map((m) => m.group);
+  assert.equal(count(), fresh());
+  history.at(-2).tool_calls.push({ id: "c2-a-longer-id", type: "function", function: { name: "g", arguments: "{\"q\":1}" } });
+  history.push({ role: "tool", tool_call_id: "c2-a-longer-id", content: "two" });
+  assert.equal(count(), fresh(), "a call pushed onto tool_calls");
+  assert.deepEqual(groups(history), groups(structuredClone(history)), "the new result joins the call's group");
+  history.at(-1).tool_call_id = "c1";
+  assert.equal(count(), fresh(), "a result's tool_call_id changed");
+  assert.deepEqual(groups(history), groups(structuredClone(history)));
 });
 
 test("a reading is taken over only under the same options: summary tag, estimator, overheads", () => {
