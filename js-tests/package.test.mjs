@@ -260,6 +260,8 @@ test("a growing history read again after a failed call, and after a branch, read
     assert.deepEqual(r.kept, f.kept, what);
     assert.equal(r.tokensAfter, f.tokensAfter, what);
     assert.equal(estimateTokens(messages), estimateTokens(structuredClone(messages)), what);
+    const groups = (m) => analyze(m, config).messages.map((x) => `${x.group}/${x.round}/${x.tokens}`);
+    assert.deepEqual(groups(messages), groups(structuredClone(messages)), what);
   };
   same(history, "the first call");
   // A call that fails after reading its messages (a budget it cannot meet), and one that
@@ -276,6 +278,19 @@ test("a growing history read again after a failed call, and after a branch, read
   same(b, "branch b");
   same(a, "branch a again");
   same(history, "the trunk again");
+  // A call read in one turn and its results in the next ones: the core goes on from what it
+  // made of the messages before (their transcript), and the call's group grows across turns.
+  const call = (id) => ({ id, type: "function", function: { name: "g", arguments: `{"id":"${id}"}` } });
+  history.push({ role: "assistant", content: "let me look", tool_calls: [call("x1"), call("x2")] });
+  same(history, "a call, no result yet");
+  history.push({ role: "tool", tool_call_id: "x1", content: "first" });
+  same(history, "one of its results");
+  history.push({ role: "tool", tool_call_id: "x2", content: "second ".repeat(40) });
+  same(history, "both results");
+  history.push({ role: "tool", tool_call_id: "c3", content: "a late result for an early call" });
+  same(history, "a result for a call far back");
+  history.push({ role: "user", content: "thanks" }, { role: "assistant", content: "welcome" });
+  same(history, "two more");
 
   // Messages that fit several formats, then ones that settle it: detection goes on from
   // where the call before left it, and the format it settles on reads every message.

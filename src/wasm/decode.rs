@@ -266,10 +266,22 @@ fn decode_with(
     // Counts from the caller's `countTokens` are the model's own: not calibrated.
     let counted = call.callbacks.count_tokens.is_function();
     let est = Estimating::of(config, !counted && config.calibration != 1.0);
+    // A history that grew: what the transcript of its first messages was, if it was kept.
+    let base = memo
+        .then(|| super::memo::transcript(reading.base_version(), config.calibration))
+        .flatten()
+        .filter(|t| {
+            t.format == format && t.len() == reading.base() as usize && t.len() <= roles.len()
+        });
     let mut transcript = Transcript::new(format);
     transcript.messages.reserve(roles.len());
+    let known = base.as_ref().map_or(0, |t| t.len());
+    if let Some(t) = &base {
+        transcript.messages.extend_from_slice(&t.messages);
+        transcript.links.extend_from_slice(&t.links);
+    }
     let mut missing = Vec::new();
-    for i in 0..roles.len() {
+    for i in known..roles.len() {
         let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
         let tokens = match given.get(i) {
             Some(&c) if c >= 0.0 => c,
@@ -288,7 +300,7 @@ fn decode_with(
     let links = reading.links();
     let starts = reading.link_starts();
     transcript.links.reserve(links.len() / 2);
-    for (message, span) in starts.windows(2).enumerate() {
+    for (message, span) in starts.windows(2).enumerate().skip(known) {
         let span = links.get(span[0] as usize..span[1] as usize).unwrap_or(&[]);
         for pair in span.chunks_exact(2) {
             transcript.links.push(Link {

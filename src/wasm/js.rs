@@ -51,6 +51,12 @@ extern "C" {
     /// The same for a call that was handed the previous call's reading (nothing changed).
     #[wasm_bindgen(method, getter)]
     pub fn version(this: &Reading) -> f64;
+    /// How many of the first messages are those of reading [`Reading::base_version`],
+    /// unchanged (a history that grew; 0 otherwise).
+    #[wasm_bindgen(method, getter)]
+    pub fn base(this: &Reading) -> u32;
+    #[wasm_bindgen(method, getter, js_name = baseVersion)]
+    pub fn base_version(this: &Reading) -> f64;
     /// Whether the next calls may be handed this reading (an input long enough to keep).
     #[wasm_bindgen(method, getter)]
     pub fn keep(this: &Reading) -> bool;

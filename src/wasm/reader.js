@@ -100,6 +100,11 @@ class Reading {
     // Shared by the readings of calls on the same, unchanged messages (see `again`).
     this.version = ++VERSIONS;
     this.n = n;
+    // A reading that goes on from another (a history that grew): its first `base` messages
+    // are those of reading `baseVersion`, unchanged, read the same (the core goes on from
+    // what it made of them).
+    this.base = continued !== undefined ? continued.n : 0;
+    this.baseVersion = continued !== undefined ? continued.version : 0;
     this.roles = new Uint8Array(n);
     this.flags = new Uint8Array(n);
     this.images = new Uint32Array(n);
