@@ -37,6 +37,8 @@ pub mod strategies;
 pub mod structure;
 pub mod transcript;
 
+use std::borrow::Borrow;
+
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
@@ -57,27 +59,43 @@ pub fn should_reduce(t: &Transcript, config: &Config) -> bool {
 /// Reduces with a strategy that needs no summarizer; the history is returned unchanged
 /// when no trigger fires.
 pub fn reduce_sync(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
+    reduce_sync_with(t, config, || Structure::of(t))
+}
+
+/// [`reduce_sync`] with the structure of `t` from the caller, asked for only when a
+/// trigger fires: a caller that keeps the structure of a history that grows extends it
+/// ([`Structure::extend`]) instead of making it anew.
+pub fn reduce_sync_with<S: Borrow<Structure>>(
+    t: &Transcript,
+    config: &Config,
+    structure: impl FnOnce() -> S,
+) -> Result<Reduction, ReduceError> {
     if config.needs_summarizer() {
         return Err(ReduceError::new(
             ErrorCode::SummarizerRequiresAsync,
             "this config calls a summarizer, which is asynchronous: use `await reduce(messages, config)` instead of reduceSync",
         ));
     }
-    reduce_without_summarizer(t, config)
+    reduce_without_summarizer(t, config, structure)
 }
 
 /// The strategies that only drop: `truncate` and `priority` (and the fallback of the
 /// others).
-fn reduce_without_summarizer(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
+fn reduce_without_summarizer<S: Borrow<Structure>>(
+    t: &Transcript,
+    config: &Config,
+    structure: impl FnOnce() -> S,
+) -> Result<Reduction, ReduceError> {
     if !should_reduce(t, config) {
         return Ok(Reduction::unchanged(t));
     }
-    let s = Structure::of(t);
-    let protection = protect::protect(t, &s, config);
+    let s = structure();
+    let s = s.borrow();
+    let protection = protect::protect(t, s, config);
     match config.strategy {
-        Strategy::Priority => strategies::priority::priority(t, &s, &protection, config),
+        Strategy::Priority => strategies::priority::priority(t, s, &protection, config),
         Strategy::Truncate | Strategy::Summarize | Strategy::Progressive => {
-            strategies::truncate::truncate(t, &s, &protection, config)
+            strategies::truncate::truncate(t, s, &protection, config)
         }
     }
 }
@@ -115,5 +133,5 @@ pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, Redu
 pub fn fallback(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
     let mut truncate = config.clone();
     truncate.strategy = Strategy::Truncate;
-    reduce_without_summarizer(t, &truncate)
+    reduce_without_summarizer(t, &truncate, || Structure::of(t))
 }

@@ -1,7 +1,7 @@
 //! Groups and rounds (SPEC §2): what is kept or removed together, and where each real
 //! user input starts a round.
 
-use crate::transcript::{flags, LinkKind, Transcript};
+use crate::transcript::{flags, Link, LinkKind, Transcript};
 
 /// A run of messages that is kept or removed whole: a tool call with every message that
 /// answers it (and whatever lies between them), or a single message.
@@ -41,29 +41,118 @@ pub struct Structure {
 impl Structure {
     /// Linear in messages and links.
     pub fn of(transcript: &Transcript) -> Structure {
-        let messages = &transcript.messages;
-        let n = messages.len();
-        // reach[i]: the last message that must stay with message i (itself, the results of
-        // its calls, the message after it when it attaches to it).
-        let mut reach: Vec<u32> = (0..n as u32).collect();
-        let mut linked = vec![false; n];
-        let mut last_call: Vec<u32> = Vec::new();
-        for link in &transcript.links {
-            let m = link.message as usize;
-            if m >= n {
+        let mut s = Structure {
+            groups: Vec::new(),
+            group_of: Vec::with_capacity(transcript.len()),
+            round_of: Vec::with_capacity(transcript.len()),
+        };
+        s.build(transcript, 0, &transcript.links, 0);
+        s
+    }
+
+    /// The number of messages it is the structure of.
+    pub fn len(&self) -> usize {
+        self.group_of.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.group_of.is_empty()
+    }
+
+    /// The structure of `t`, from this one, the structure of its first [`Structure::len`]
+    /// messages (the same messages and links: a history that grew). Only the groups that
+    /// the new messages join are made again: the new ones, and an old one whose call the
+    /// new messages answer (with every group after it). `None` when that is not cheaper
+    /// than [`Structure::of`]: as many new messages as old, or results whose calls are
+    /// not found among the latest few thousand links.
+    pub fn extend(&self, t: &Transcript) -> Option<Structure> {
+        let old = self.len();
+        let n = t.len();
+        if old == 0 || old > n || n - old > old {
+            return None;
+        }
+        let first_new = t.links.partition_point(|l| (l.message as usize) < old);
+        let (old_links, new_links) = t.links.split_at(first_new);
+        // The first old group that a new message joins.
+        let mut from = self.groups.len();
+        if n > old && t.messages[old - 1].flags & flags::ATTACH_NEXT != 0 {
+            from = self.group_of[old - 1] as usize;
+        }
+        let mut budget = SCAN_BUDGET;
+        for (k, result) in new_links.iter().enumerate() {
+            if result.kind != LinkKind::Result {
                 continue;
             }
-            let key = link.key as usize;
+            // Its call: the latest link before it that calls its key (as `of` finds it).
+            let mut call = None;
+            for link in new_links[..k].iter().rev().chain(old_links.iter().rev()) {
+                budget = budget.checked_sub(1)?;
+                if link.kind == LinkKind::Call && link.key == result.key {
+                    call = Some(link.message as usize);
+                    break;
+                }
+            }
+            if let Some(c) = call.filter(|&c| c < old) {
+                from = from.min(self.group_of[c] as usize);
+            }
+        }
+        let start = self.groups.get(from).map_or(old, |g| g.start as usize);
+        let mut s = Structure {
+            groups: self.groups[..from].to_vec(),
+            group_of: Vec::with_capacity(n),
+            round_of: Vec::with_capacity(n),
+        };
+        s.group_of.extend_from_slice(&self.group_of[..start]);
+        s.round_of.extend_from_slice(&self.round_of[..start]);
+        // No link before `start` reaches past it: it starts a group, and no new result
+        // answers a call before it.
+        let links = &t.links[t.links.partition_point(|l| (l.message as usize) < start)..];
+        let round = start.checked_sub(1).map_or(0, |i| self.round_of[i]);
+        s.build(t, start, links, round)?;
+        Some(s)
+    }
+
+    /// Appends the groups and rounds of messages `start..` of `t`, whose links are `links`
+    /// (a result among them whose call is not is no link); `round`: the round before
+    /// `start`. `None` when the links' keys are too sparse to index (only from `extend`:
+    /// from 0 every key is indexed).
+    fn build(
+        &mut self,
+        t: &Transcript,
+        start: usize,
+        links: &[Link],
+        mut round: u32,
+    ) -> Option<()> {
+        let messages = &t.messages;
+        let n = messages.len();
+        let (low, high) = links
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l.key), hi.max(l.key)));
+        if start > 0 && high >= low && (high - low) as usize > 4 * links.len() + 1024 {
+            return None;
+        }
+        let low = if start > 0 { low.min(high) } else { 0 };
+        // reach[i - start]: the last message that must stay with message i (itself, the
+        // results of its calls, the message after it when it attaches to it).
+        let mut reach: Vec<u32> = (start as u32..n as u32).collect();
+        let mut linked = vec![false; n - start];
+        let mut last_call: Vec<u32> = Vec::new();
+        for link in links {
+            let m = link.message as usize;
+            if m >= n || m < start {
+                continue;
+            }
+            let key = (link.key - low) as usize;
             if key >= last_call.len() {
                 last_call.resize(key + 1, u32::MAX);
             }
-            linked[m] = true;
+            linked[m - start] = true;
             match link.kind {
                 LinkKind::Call => last_call[key] = link.message,
                 LinkKind::Result => {
                     let call = last_call[key];
                     if call != u32::MAX && call < link.message {
-                        let r = &mut reach[call as usize];
+                        let r = &mut reach[call as usize - start];
                         *r = (*r).max(link.message);
                     }
                 }
@@ -71,43 +160,38 @@ impl Structure {
         }
 
         // One pass over the messages: groups, the group of each, and rounds.
-        let mut groups = Vec::new();
-        let mut group_of = Vec::with_capacity(n);
-        let mut round_of = Vec::with_capacity(n);
-        let mut round = 0;
-        let mut start = 0;
-        let mut end = 0;
+        let mut first = start;
+        let mut end = start;
         let (mut tokens, mut has_tool) = (0.0, false);
-        for (j, m) in messages.iter().enumerate() {
+        for (j, m) in messages.iter().enumerate().skip(start) {
             if m.is_real_user() {
                 round += 1;
             }
-            round_of.push(round);
-            group_of.push(groups.len() as u32);
-            end = end.max(reach[j] as usize);
+            self.round_of.push(round);
+            self.group_of.push(self.groups.len() as u32);
+            end = end.max(reach[j - start] as usize);
             if m.flags & flags::ATTACH_NEXT != 0 && j + 1 < n {
                 end = end.max(j + 1);
             }
             tokens += m.tokens;
-            has_tool |= linked[j];
+            has_tool |= linked[j - start];
             if j == end {
-                groups.push(Group {
-                    start: start as u32,
+                self.groups.push(Group {
+                    start: first as u32,
                     end: (j + 1) as u32,
                     tokens,
                     has_tool,
                 });
-                start = j + 1;
+                first = j + 1;
                 end = j + 1;
                 tokens = 0.0;
                 has_tool = false;
             }
         }
-
-        Structure {
-            groups,
-            group_of,
-            round_of,
-        }
+        Some(())
     }
 }
+
+/// How many links [`Structure::extend`] looks through for the calls of new results before
+/// it leaves the work to [`Structure::of`].
+const SCAN_BUDGET: usize = 4096;

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use crate::config::Config;
 use crate::strategies::Reduction;
+use crate::structure::Structure;
 use crate::transcript::Transcript;
 
 /// Readings of a few conversations (or of one, under other options).
@@ -23,6 +24,8 @@ struct Memo {
     /// What the transcript depends on besides the reading: the calibration applied.
     calibration: u64,
     transcript: Rc<Transcript>,
+    /// Its groups and rounds, once a reduction needed them.
+    structure: Option<Rc<Structure>>,
     reduction: Option<(Config, Rc<Reduction>)>,
     /// Whether a call used it again (only those outlive a burst of one-off calls).
     used: bool,
@@ -56,6 +59,7 @@ pub fn keep_transcript(version: f64, calibration: f64, t: &Rc<Transcript>) {
                 version,
                 calibration: calibration.to_bits(),
                 transcript: Rc::clone(t),
+                structure: None,
                 reduction: None,
                 used: false,
             },
@@ -96,5 +100,31 @@ pub fn keep_reduction(version: f64, config: &Config, r: &Rc<Reduction>) {
         if let Some(m) = memos.iter_mut().find(|m| m.version == version) {
             m.reduction = Some((config.clone(), Rc::clone(r)));
         }
+    })
+}
+
+/// The structure of `t`, the transcript of reading `version` under `calibration`: the one
+/// kept with it; else made from the structure kept for reading `base` (the first messages
+/// of a history that grew: [`Structure::extend`]), or anew; kept with the transcript.
+pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> Rc<Structure> {
+    let calibration = calibration.to_bits();
+    MEMOS.with_borrow_mut(|memos| {
+        let find = |v: f64| {
+            memos
+                .iter()
+                .position(|m| m.version == v && m.calibration == calibration)
+        };
+        let own = find(version);
+        if let Some(s) = own.and_then(|k| memos[k].structure.clone()) {
+            return s;
+        }
+        let extended = find(base)
+            .and_then(|k| memos[k].structure.as_ref())
+            .and_then(|s| s.extend(t));
+        let s = Rc::new(extended.unwrap_or_else(|| Structure::of(t)));
+        if let Some(k) = own {
+            memos[k].structure = Some(Rc::clone(&s));
+        }
+        s
     })
 }

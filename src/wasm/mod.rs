@@ -80,7 +80,13 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     {
         Some(r) => r,
         None => {
-            let r = std::rc::Rc::new(crate::reduce_sync(t, &call.config)?);
+            let r = std::rc::Rc::new(if memo {
+                crate::reduce_sync_with(t, &call.config, || {
+                    memo::structure(version, reading.base_version(), call.config.calibration, t)
+                })?
+            } else {
+                crate::reduce_sync(t, &call.config)?
+            });
             if memo {
                 memo::keep_reduction(version, &call.config, &r);
             }
