@@ -215,6 +215,8 @@ test("a long history edited in place is read again where it changed", () => {
   assert.equal(count(), fresh(), "a replaced message");
   history[11].role = "user";
   assert.equal(count(), fresh(), "a role changed");
+  const roles = (h) => analyze(h, { maxTokens: 1e6 }).messages.map((m) => m.role);
+  assert.deepEqual(roles(history), roles(structuredClone(history)), "a role changed");
   // Calls and results, read by role (reader.js reads each role's fields apart).
   history.push({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] });
   history.push({ role: "tool", tool_call_id: "c1", content: "one" });

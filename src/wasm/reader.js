@@ -508,8 +508,11 @@ class Reading {
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
 // tool-call links to the Reading; it may return `STAMPED` when it wrote the message's stamp
-// itself, from the fields it loaded (else `stamp` is called after it). A format may also
-// have `readChecked(r, i, m)`: `looks` and `read` in one, `MISFIT` when m does not fit.
+// itself, from the fields it loaded (else `stamp(m, s, k, stampWith)` writes it after).
+// `stamp(m, s, k, w)` hands a message's stamp fields to `w`; a format whose `read` always
+// stamps may have `same(m, s, k)` instead: whether m still has the fields stamped at `s[k]`.
+// A format may also have `readChecked(r, i, m)`: `looks` and `read` in one, `MISFIT` when m
+// does not fit.
 
 /** What `read` returns when it wrote message i's stamp. */
 const STAMPED = 1;
@@ -630,8 +633,8 @@ function openaiRole(role) {
 
 /**
  * `check`: first whether m fits the format at all (`looksOpenAI` on the fields read here:
- * `MISFIT` when not). Writes its stamp (the fields of `READERS.openai.stamp`) from the same
- * loads: `STAMPED`.
+ * `MISFIT` when not). Writes its stamp from the same loads (`STAMPED`; `sameOpenAI` checks
+ * it).
  *
  * Each field is read once, and every field but the role in a branch of the message's own
  * role: messages from several sources have many shapes (V8's hidden classes), and a read
@@ -701,21 +704,36 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
   return STAMPED;
 }
 
-/** Message m's stamp fields, as `readOpenAI` writes them (and read as it reads them, by
- * role): its calls only for an assistant, the call it answers only for a tool result (the
- * only roles whose reading uses them). */
-function stampOpenAI(m, s, k, w) {
+/**
+ * Whether message m's fields are those `readOpenAI` stamped at `s[k]` (as `sameWith`
+ * compares them): read by role, as `readOpenAI` reads them, and only those of its role (its
+ * calls for an assistant, the call it answers for a tool result; for the others those
+ * slots hold `undefined` and -1).
+ */
+function sameOpenAI(m, s, k) {
   const name = m.role;
+  if (!Object.is(name, s[k + 1])) return false;
+  let content;
   switch (name) {
     case "user":
-      return w(s, k, m.content, name, undefined, undefined);
-    case "assistant":
-      return w(s, k, m.content, name, m.tool_calls, undefined);
+      content = m.content;
+      break;
+    case "assistant": {
+      content = m.content;
+      const calls = m.tool_calls;
+      const count = s[k + 5];
+      if (!Object.is(calls, s[k + 2]) || (count !== -1 && calls.length !== count)) return false;
+      break;
+    }
     case "tool":
-      return w(s, k, m.content, name, undefined, m.tool_call_id);
+      content = m.content;
+      if (!Object.is(m.tool_call_id, s[k + 3])) return false;
+      break;
     default:
-      return w(s, k, m.content, name, undefined, undefined);
+      content = m.content;
   }
+  const parts = s[k + 4];
+  return Object.is(content, s[k]) && (parts === -1 || partsSign(content) === parts);
 }
 
 function looksOpenAI(m) {
@@ -1098,7 +1116,7 @@ function looksLangChain(m) {
  * `sameWith` compares them with what is there.
  */
 const READERS = {
-  openai: { read: readOpenAI, looks: looksOpenAI, stamp: stampOpenAI, readChecked: (r, i, m) => readOpenAI(r, i, m, true) },
+  openai: { read: readOpenAI, looks: looksOpenAI, same: sameOpenAI, readChecked: (r, i, m) => readOpenAI(r, i, m, true) },
   anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
@@ -1113,6 +1131,13 @@ const READERS = {
   },
 };
 const FORMATS = Object.keys(READERS);
+// How a kept reading checks that a message is unchanged (`sameRun`): the format's own
+// `same`, else its `stamp` compared by `sameWith`.
+for (const name of FORMATS) READERS[name].same ??= sameByStamp(READERS[name].stamp);
+
+function sameByStamp(stamp) {
+  return (m, s, k) => stamp(m, s, k, sameWith);
+}
 const LOOKS = FORMATS.map((name) => READERS[name].looks);
 const ALL_FORMATS = (1 << FORMATS.length) - 1;
 
@@ -1198,9 +1223,9 @@ function partsSign(parts) {
 
 /** Whether message m's stamp is `chunk[k …]`; false when reading it throws (it is then
  * read afresh, which reports what throws). */
-function sameStamp(stamp, m, chunk, k) {
+function sameStamp(same, m, chunk, k) {
   try {
-    return stamp(m, chunk, k, sameWith);
+    return same(m, chunk, k);
   } catch {
     return false;
   }
@@ -1361,13 +1386,13 @@ function keepReading(reading) {
  * Walks both in order; a message that is not next in `prev` is searched for (removed
  * messages, a reduced history), by a scan and past a budget by a map.
  */
-function align(items, prev, start, stamp, from, counts) {
+function align(items, prev, start, same, from, counts) {
   const old = prev.items, raw = prev.raw, stamps = prev.stamps;
   const n = items.length, m = old.length;
   let j = start, scanned = 0, where;
   for (let i = 0; i < n; i++) {
     // Messages in their places, unchanged (the usual case: a history that grew): one loop.
-    const end = sameRun(items, i, prev, j, stamp, from, counts);
+    const end = sameRun(items, i, prev, j, same, from, counts);
     if (end > i) {
       j += end - i;
       i = end - 1;
@@ -1388,7 +1413,7 @@ function align(items, prev, start, stamp, from, counts) {
     if (k < 0) continue;
     // A count is taken over when there is one (a count given by tokenCounts is not kept).
     if (raw[k] < 0 && !(counts !== undefined && counts[i] >= 0)) continue;
-    if (!sameStamp(stamp, msg, stamps.chunks[k >> STAMP_SHIFT], slot(k))) continue;
+    if (!sameStamp(same, msg, stamps.chunks[k >> STAMP_SHIFT], slot(k))) continue;
     from[i] = k;
     j = k + 1;
   }
@@ -1399,13 +1424,13 @@ function align(items, prev, start, stamp, from, counts) {
  * and counted (by `prev`, or by `counts`); `from` (if given) records them. Stops at the
  * first that is not, or whose fields throw (it is then read afresh, which reports it).
  */
-function sameRun(items, i, prev, j, stamp, from, counts) {
+function sameRun(items, i, prev, j, same, from, counts) {
   const old = prev.items, raw = prev.raw, stamps = prev.stamps;
   const n = items.length, m = old.length;
   try {
     for (; i < n && j < m; i++, j++) {
       const msg = items[i];
-      if (msg !== old[j] || (raw[j] < 0 && !(counts !== undefined && counts[i] >= 0)) || !stamp(msg, stamps.chunks[j >> STAMP_SHIFT], slot(j), sameWith)) break;
+      if (msg !== old[j] || (raw[j] < 0 && !(counts !== undefined && counts[i] >= 0)) || !same(msg, stamps.chunks[j >> STAMP_SHIFT], slot(j))) break;
       if (from !== undefined) from[i] = j;
     }
   } catch {
@@ -1416,7 +1441,7 @@ function sameRun(items, i, prev, j, stamp, from, counts) {
 
 /** Whether `items` are the messages `prev` read, in order, each unchanged and counted. */
 function allUnchanged(items, prev, given) {
-  return prev.n === items.length && sameRun(items, 0, prev, 0, READERS[prev.format].stamp, undefined, given) === items.length;
+  return prev.n === items.length && sameRun(items, 0, prev, 0, READERS[prev.format].same, undefined, given) === items.length;
 }
 
 /** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
@@ -1477,7 +1502,7 @@ export function readMessages(messages, formatCode, tag, lengthMode, charsPerToke
   // Which messages were read before, unchanged.
   const from = new Int32Array(n).fill(-1);
   if (prev !== undefined) {
-    align(items, prev.reading, prev.at, READERS[prev.reading.format].stamp, from, given);
+    align(items, prev.reading, prev.at, READERS[prev.reading.format].same, from, given);
   }
   checkObjects(items, from);
   // Whether the messages start with all those of the reading taken over, in place (a
