@@ -32,23 +32,42 @@ impl Writings {
     }
 }
 
-/// The `ReduceResult` of `r`, built from the input objects. `events` are the result's
-/// events (the core's, with what the boundary added).
+/// A reduction's indices as `buildResult` takes them: the output (input indices, and
+/// `NEW + k` for the k-th written message) and the input indices by fate. Kept with a
+/// reduction that is memoised (`memo`): a call that gets it again does not list them again.
+pub struct Indices {
+    output: Vec<u32>,
+    by_fate: [Vec<u32>; 4],
+}
+
+impl Indices {
+    pub fn of(r: &Reduction) -> Indices {
+        let output = r
+            .output
+            .iter()
+            .map(|slot| match slot {
+                Slot::Input(i) => *i,
+                Slot::New(k) => NEW + k,
+            })
+            .collect();
+        Indices {
+            output,
+            by_fate: r.indices_by_fate(),
+        }
+    }
+}
+
+/// The `ReduceResult` of `r` (whose indices are `indices`), built from the input objects.
+/// `events` are the result's events (the core's, with what the boundary added).
 pub fn encode_result(
     reading: &Reading,
     r: &Reduction,
+    indices: &Indices,
     writings: &Writings,
     events: &Array,
 ) -> JsValue {
-    let output: Vec<u32> = r
-        .output
-        .iter()
-        .map(|slot| match slot {
-            Slot::Input(i) => *i,
-            Slot::New(k) => NEW + k,
-        })
-        .collect();
-    let [kept, dropped, summarized, rewritten] = r.indices_by_fate();
+    let output = &indices.output;
+    let [kept, dropped, summarized, rewritten] = &indices.by_fate;
     // The totals in the order `buildResult` takes them.
     let totals = [
         f64::from(u8::from(r.reduced)),
@@ -59,14 +78,14 @@ pub fn encode_result(
     ];
     build_result(
         reading,
-        &output,
+        output,
         &writings.written,
         &writings.summary,
         &writings.offloaded,
-        &kept,
-        &dropped,
-        &summarized,
-        &rewritten,
+        kept,
+        dropped,
+        summarized,
+        rewritten,
         &totals,
         events,
     )

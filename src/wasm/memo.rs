@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::encode::Indices;
 use crate::config::Config;
 use crate::strategies::Reduction;
 use crate::structure::Structure;
@@ -26,7 +27,7 @@ struct Memo {
     transcript: Rc<Transcript>,
     /// Its groups and rounds, once a reduction needed them.
     structure: Option<Rc<Structure>>,
-    reduction: Option<(Config, Rc<Reduction>)>,
+    reduction: Option<(Config, Rc<(Reduction, Indices)>)>,
     /// Whether a call used it again (only those outlive a burst of one-off calls).
     used: bool,
 }
@@ -82,8 +83,8 @@ pub fn keep_transcript(version: f64, calibration: f64, t: &Rc<Transcript>) {
     })
 }
 
-/// The reduction of reading `version` under `config`, if it was kept.
-pub fn reduction(version: f64, config: &Config) -> Option<Rc<Reduction>> {
+/// The reduction of reading `version` under `config` (with its indices), if it was kept.
+pub fn reduction(version: f64, config: &Config) -> Option<Rc<(Reduction, Indices)>> {
     MEMOS.with_borrow(|memos| {
         let (c, r) = memos
             .iter()
@@ -94,8 +95,8 @@ pub fn reduction(version: f64, config: &Config) -> Option<Rc<Reduction>> {
     })
 }
 
-/// Keeps `r`, the reduction of reading `version` under `config`.
-pub fn keep_reduction(version: f64, config: &Config, r: &Rc<Reduction>) {
+/// Keeps `r`, the reduction of reading `version` under `config` (with its indices).
+pub fn keep_reduction(version: f64, config: &Config, r: &Rc<(Reduction, Indices)>) {
     MEMOS.with_borrow_mut(|memos| {
         if let Some(m) = memos.iter_mut().find(|m| m.version == version) {
             m.reduction = Some((config.clone(), Rc::clone(r)));

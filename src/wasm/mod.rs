@@ -22,7 +22,7 @@ use crate::config::Strategy;
 use crate::protect::Protection;
 use crate::transcript::{Role, Transcript};
 use decode::{decode_config, decode_for_reduction, decode_messages, Call};
-use encode::{core_events, encode_result, Writings};
+use encode::{core_events, encode_result, Indices, Writings};
 use js::{build_analysis, Reading};
 
 /// The allocator: talc in place of Rust's default dlmalloc, a third of its size and faster
@@ -80,24 +80,28 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     {
         Some(r) => r,
         None => {
-            let r = std::rc::Rc::new(if memo {
+            let r = if memo {
                 crate::reduce_sync_with(t, &call.config, || {
                     memo::structure(version, reading.base_version(), call.config.calibration, t)
                 })?
             } else {
                 crate::reduce_sync(t, &call.config)?
-            });
+            };
+            let indices = Indices::of(&r);
+            let r = std::rc::Rc::new((r, indices));
             if memo {
                 memo::keep_reduction(version, &call.config, &r);
             }
             r
         }
     };
+    let (reduction, indices) = &*reduction;
     Ok(encode_result(
         reading,
-        &reduction,
+        reduction,
+        indices,
         &Writings::none(),
-        &core_events(&reduction),
+        &core_events(reduction),
     ))
 }
 

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::decode::{count_new_message, set, Call};
-use super::encode::{core_events, encode_result, Writings};
+use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
     call_summarizer, emit, make_message, now, pick, summarizer_error, summary_text, wrap_summary,
     Outcome, Reading,
@@ -303,5 +303,11 @@ pub fn finish(
         set(e, "tokensAfter", r.tokens_after);
         set(e, "durationMs", now() - started);
     })?;
-    Ok(encode_result(reading, r, &writings, &events))
+    Ok(encode_result(
+        reading,
+        r,
+        &Indices::of(r),
+        &writings,
+        &events,
+    ))
 }
