@@ -177,6 +177,25 @@ test("counts are cached by message object, and a changed message is counted agai
   assert.ok(estimateTokens(m, { messageOverhead: 10 }) > estimateTokens(m), "the cache is per estimator config");
 });
 
+test("a reduction served again from the cache hands out arrays of its own", () => {
+  // The same messages again reuse the last reduction and copy its lists (reader.js
+  // `LISTED`): what a caller does to one result must not show in the next.
+  const history = conversation(30);
+  const config = { maxTokens: 300 };
+  const first = reduceSync(history, config);
+  const expected = structuredClone({ kept: first.kept, dropped: first.dropped, count: first.messages.length });
+  assert.ok(first.reduced && first.dropped.length > 0);
+  first.kept.push(999);
+  first.dropped.length = 0;
+  first.messages.reverse();
+  for (let k = 0; k < 2; k++) {
+    const again = reduceSync(history, config);
+    assert.deepEqual({ kept: again.kept, dropped: again.dropped, count: again.messages.length }, expected);
+    assert.deepEqual(again.messages, again.kept.map((i) => history[i]));
+    again.messages.length = 0;
+  }
+});
+
 test("tokenizer profiles and calibration from provider counts", async () => {
   const { calibrate } = await import("chat-history-reducer");
   const cjk = [{ role: "user", content: "日本語のテキストはトークンが多い。".repeat(20) }];

@@ -38,9 +38,23 @@ impl Writings {
 pub struct Indices {
     output: Vec<u32>,
     by_fate: [Vec<u32>; 4],
+    /// A number of its own once memoised (0 before): `buildResult` keeps the lists it made
+    /// of the last one, and copies them when it gets the same again.
+    listed: u32,
+}
+
+thread_local! {
+    static LISTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl Indices {
+    /// Numbers these indices (see `listed`).
+    pub fn memoised(mut self) -> Indices {
+        self.listed = LISTED.get().wrapping_add(1).max(1);
+        LISTED.set(self.listed);
+        self
+    }
+
     pub fn of(r: &Reduction) -> Indices {
         let output = r
             .output
@@ -53,6 +67,7 @@ impl Indices {
         Indices {
             output,
             by_fate: r.indices_by_fate(),
+            listed: 0,
         }
     }
 }
@@ -75,6 +90,7 @@ pub fn encode_result(
         r.tokens_before,
         r.tokens_after,
         f64::from(u8::from(r.over_budget)),
+        f64::from(indices.listed),
     ];
     build_result(
         reading,

@@ -87,7 +87,11 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
             } else {
                 crate::reduce_sync(t, &call.config)?
             };
-            let indices = Indices::of(&r);
+            let indices = if memo {
+                Indices::of(&r).memoised()
+            } else {
+                Indices::of(&r)
+            };
             let r = std::rc::Rc::new((r, indices));
             if memo {
                 memo::keep_reduction(version, &call.config, &r);

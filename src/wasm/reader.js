@@ -1878,29 +1878,47 @@ export function makeEvent(type, messages, tokensBefore, tokensAfter) {
 }
 
 /**
+ * The lists of the last memoised reduction `buildResult` built (`listed`: its number): a
+ * call that gets the same reduction again (the same messages, unchanged) copies them, block
+ * copies, instead of making them from typed arrays value by value.
+ */
+let LISTED = { listed: 0, items: null, messages: null, kept: null, dropped: null, summarized: null, rewritten: null };
+
+/**
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
  * written message); the kept messages are the input objects themselves. `totals`: reduced
- * (1 or 0), removedCount, tokensBefore, tokensAfter and overBudget (1 or 0).
+ * (1 or 0), removedCount, tokensBefore, tokensAfter, overBudget (1 or 0) and the
+ * reduction's number if it is memoised (0 if not; see `LISTED`).
  */
 export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, totals, events) {
   const meta = {
     reduced: totals[0] === 1, removedCount: totals[1], tokensBefore: totals[2], tokensAfter: totals[3],
     overBudget: totals[4] === 1,
   };
-  const items = reading.items;
-  const out = new Array(output.length);
-  for (let k = 0; k < output.length; k++) {
-    const e = output[k];
-    out[k] = e >= NEW ? written[e - NEW] : items[e];
+  const items = reading.items, listed = totals[5];
+  let lists = LISTED;
+  if (listed === 0 || lists.listed !== listed || lists.items !== items) {
+    const messages = new Array(output.length);
+    for (let k = 0; k < output.length; k++) {
+      const e = output[k];
+      messages[k] = e >= NEW ? written[e - NEW] : items[e];
+    }
+    lists = {
+      listed, items, messages, kept: plainArray(kept), dropped: plainArray(dropped),
+      summarized: plainArray(summarized), rewritten: plainArray(rewritten),
+    };
+    // (What is kept is copied for the caller, who may change what it is handed.)
+    if (listed !== 0) LISTED = lists;
   }
+  const shared = lists === LISTED;
   const result = {
-    messages: out,
+    messages: shared ? lists.messages.slice() : lists.messages,
     reduced: meta.reduced,
     removedCount: meta.removedCount,
-    kept: plainArray(kept),
-    dropped: plainArray(dropped),
-    summarized: plainArray(summarized),
-    rewritten: plainArray(rewritten),
+    kept: shared ? lists.kept.slice() : lists.kept,
+    dropped: shared ? lists.dropped.slice() : lists.dropped,
+    summarized: shared ? lists.summarized.slice() : lists.summarized,
+    rewritten: shared ? lists.rewritten.slice() : lists.rewritten,
     offloaded,
     tokensBefore: meta.tokensBefore,
     tokensAfter: meta.tokensAfter,
