@@ -63,8 +63,8 @@ impl Structure {
     /// messages (the same messages and links: a history that grew). Only the groups that
     /// the new messages join are made again: the new ones, and an old one whose call the
     /// new messages answer (with every group after it). `None` when that is not cheaper
-    /// than [`Structure::of`]: as many new messages as old, or results whose calls are
-    /// not found among the latest few thousand links.
+    /// than [`Structure::of`]: more new messages than old, results whose calls take more
+    /// than a few thousand links in all to find, or keys too sparse to index.
     pub fn extend(&self, t: &Transcript) -> Option<Structure> {
         let old = self.len();
         let n = t.len();

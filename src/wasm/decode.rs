@@ -268,7 +268,7 @@ fn decode_with(
     let est = Estimating::of(config, !counted && config.calibration != 1.0);
     // A history that grew: what the transcript of its first messages was, if it was kept.
     let base = memo
-        .then(|| super::memo::transcript(reading.base_version(), config.calibration))
+        .then(|| super::memo::base_transcript(reading.base_version(), config.calibration))
         .flatten()
         .filter(|t| {
             t.format == format && t.len() == reading.base() as usize && t.len() <= roles.len()
@@ -338,7 +338,12 @@ fn decode_with(
     }
     let transcript = Rc::new(transcript);
     if memo && !pending {
-        super::memo::keep_transcript(version, config.calibration, &transcript);
+        super::memo::keep_transcript(
+            version,
+            reading.base_version(),
+            config.calibration,
+            &transcript,
+        );
     }
     Ok((transcript, reading))
 }

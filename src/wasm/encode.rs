@@ -44,14 +44,15 @@ pub struct Indices {
 }
 
 thread_local! {
-    static LISTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The last number given by [`Indices::memoised`].
+    static NUMBERED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl Indices {
     /// Numbers these indices (see `listed`).
     pub fn memoised(mut self) -> Indices {
-        self.listed = LISTED.get().wrapping_add(1).max(1);
-        LISTED.set(self.listed);
+        self.listed = NUMBERED.get().wrapping_add(1).max(1);
+        NUMBERED.set(self.listed);
         self
     }
 

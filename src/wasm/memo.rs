@@ -1,10 +1,13 @@
-//! What the last calls computed, for a call on the same, unchanged messages. `reader.js`
-//! hands such a call the reading of the call before (the same `version`), so its transcript
-//! is the same, and so is its reduction under the same config (SPEC §9, determinism): a
-//! chat that reduces an unchanged history again (every render, `shouldReduce` then
-//! `reduce`) pays for reading and checking its messages, not for the core again.
-//! Counts given per call (`tokenCounts`) are never memoised. As many readings as
-//! `reader.js` keeps (several conversations, or calls with other options, may alternate).
+//! What the last calls computed, kept by reading `version`. `reader.js` hands a call on the
+//! same, unchanged messages the reading of the call before (the same `version`), so its
+//! transcript is the same, and so is its reduction under the same config (SPEC §9,
+//! determinism): a chat that reduces an unchanged history again (every render,
+//! `shouldReduce` then `reduce`) pays for reading and checking its messages, not for the
+//! core again. A history that grew goes on from the reading before it (`Reading.base`): its
+//! transcript copies that reading's for the messages they share, and its structure extends
+//! that reading's ([`Structure::extend`]). Counts given per call (`tokenCounts`) are never
+//! memoised. As many readings as `reader.js` keeps (several conversations, or calls with
+//! other options, may alternate).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -28,7 +31,8 @@ struct Memo {
     /// Its groups and rounds, once a reduction needed them.
     structure: Option<Rc<Structure>>,
     reduction: Option<(Config, Rc<(Reduction, Indices)>)>,
-    /// Whether a call used it again (only those outlive a burst of one-off calls).
+    /// Whether a call used it again (only those outlive a burst of one-off calls; a reading
+    /// another went on from is not used again).
     used: bool,
 }
 
@@ -50,10 +54,29 @@ pub fn transcript(version: f64, calibration: f64) -> Option<Rc<Transcript>> {
     })
 }
 
-/// Keeps `t`, the transcript of reading `version` under `calibration`.
-pub fn keep_transcript(version: f64, calibration: f64, t: &Rc<Transcript>) {
+/// The transcript of reading `base` under `calibration`, if it was kept, for a reading that
+/// goes on from it (left where it is: see [`keep_transcript`]).
+pub fn base_transcript(base: f64, calibration: f64) -> Option<Rc<Transcript>> {
+    MEMOS.with_borrow(|memos| {
+        memos
+            .iter()
+            .find(|m| m.version == base && m.calibration == calibration.to_bits())
+            .map(|m| Rc::clone(&m.transcript))
+    })
+}
+
+/// Keeps `t`, the transcript of reading `version` under `calibration`. `base`: the reading
+/// it goes on from (a history that grew), which no call gets again (`reader.js` keeps the
+/// new reading in its place): its entry only serves [`structure`] now, and is the first
+/// to go.
+pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcript>) {
     MEMOS.with_borrow_mut(|memos| {
         memos.retain(|m| m.version != version);
+        if let Some(k) = memos.iter().position(|m| m.version == base) {
+            let mut superseded = memos.remove(k);
+            superseded.used = false;
+            memos.push(superseded);
+        }
         memos.insert(
             0,
             Memo {
@@ -109,21 +132,22 @@ pub fn keep_reduction(version: f64, config: &Config, r: &Rc<(Reduction, Indices)
 /// of a history that grew: [`Structure::extend`]), or anew; kept with the transcript.
 pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> Rc<Structure> {
     let calibration = calibration.to_bits();
+    let find = |memos: &[Memo], v: f64| {
+        memos
+            .iter()
+            .position(|m| m.version == v && m.calibration == calibration)
+    };
     MEMOS.with_borrow_mut(|memos| {
-        let find = |v: f64| {
-            memos
-                .iter()
-                .position(|m| m.version == v && m.calibration == calibration)
-        };
-        let own = find(version);
-        if let Some(s) = own.and_then(|k| memos[k].structure.clone()) {
+        if let Some(s) = find(memos, version).and_then(|k| memos[k].structure.clone()) {
             return s;
         }
-        let extended = find(base)
-            .and_then(|k| memos[k].structure.as_ref())
+        // (The base's entry is let go: what it was kept for is done.)
+        let extended = find(memos, base)
+            .map(|k| memos.remove(k))
+            .and_then(|m| m.structure)
             .and_then(|s| s.extend(t));
         let s = Rc::new(extended.unwrap_or_else(|| Structure::of(t)));
-        if let Some(k) = own {
+        if let Some(k) = find(memos, version) {
             memos[k].structure = Some(Rc::clone(&s));
         }
         s

@@ -713,18 +713,16 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
 function sameOpenAI(m, s, k) {
   const name = m.role;
   if (!Object.is(name, s[k + 1])) return false;
-  let content;
+  let content, calls;
   switch (name) {
     case "user":
       content = m.content;
       break;
-    case "assistant": {
+    case "assistant":
       content = m.content;
-      const calls = m.tool_calls;
-      const count = s[k + 5];
-      if (!Object.is(calls, s[k + 2]) || (count !== -1 && calls.length !== count)) return false;
+      calls = m.tool_calls;
+      if (!Object.is(calls, s[k + 2])) return false;
       break;
-    }
     case "tool":
       content = m.content;
       if (!Object.is(m.tool_call_id, s[k + 3])) return false;
@@ -732,8 +730,7 @@ function sameOpenAI(m, s, k) {
     default:
       content = m.content;
   }
-  const parts = s[k + 4];
-  return Object.is(content, s[k]) && (parts === -1 || partsSign(content) === parts);
+  return Object.is(content, s[k]) && sameInside(s, k, content, calls);
 }
 
 function looksOpenAI(m) {
@@ -1113,7 +1110,8 @@ function looksLangChain(m) {
 /**
  * In the order auto-detection prefers when several fit every message. `stamp(m, s, k, w)`
  * hands message m's stamp fields (see `STAMP`) to `w`: `stampWith` writes them at `s[k]`,
- * `sameWith` compares them with what is there.
+ * `sameWith` compares them with what is there. OpenAI's `read` writes its stamp itself, and
+ * `sameOpenAI` checks it (`same`).
  */
 const READERS = {
   openai: { read: readOpenAI, looks: looksOpenAI, same: sameOpenAI, readChecked: (r, i, m) => readOpenAI(r, i, m, true) },
@@ -1144,8 +1142,9 @@ const ALL_FORMATS = (1 << FORMATS.length) - 1;
 /**
  * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
  * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
- * one), `d` another field; `stampWith` writes them at `s[k]` (from each format's `stamp`), with the
- * length of `c` and, for parts, their number and the lengths of their texts. A message
+ * one), `d` another field; `stampWith` writes them at `s[k]` (from each format's `stamp`, or
+ * from what its `read` loaded), with the length of `c` and, for parts, their number and the
+ * lengths of their texts; `sameWith` (or a format's `same`) checks them. A message
  * read before is taken over only while its stamp is the same, so replacing a message's
  * content, calls or role (or the message) is always seen, and so is a part or a call
  * pushed onto its arrays and a part's text edited to another length. The slots:
@@ -1205,7 +1204,13 @@ function sameWith(s, k, a, b, c, d) {
   // (`Object.is`, not `!==`: both compare a string by identity first, but `!==` looks at its
   // type before, and a message's text is far from it in memory: a cache miss per message,
   // measured as a quarter of a turn on a 10,000-message history.)
-  if (!Object.is(a, s[k]) || !Object.is(b, s[k + 1]) || !Object.is(c, s[k + 2]) || !Object.is(d, s[k + 3])) return false;
+  return Object.is(a, s[k]) && Object.is(b, s[k + 1]) && Object.is(c, s[k + 2]) && Object.is(d, s[k + 3]) &&
+    sameInside(s, k, a, c);
+}
+
+/** For a stamp whose fields `a` and `c` are the same objects: what is inside them (the
+ * number of calls of `c`; the number of parts of `a` and the lengths of their texts). */
+function sameInside(s, k, a, c) {
   const parts = s[k + 4], calls = s[k + 5];
   return (parts === -1 || partsSign(a) === parts) && (calls === -1 || c.length === calls);
 }
@@ -1878,11 +1883,14 @@ export function makeEvent(type, messages, tokensBefore, tokensAfter) {
 }
 
 /**
- * The lists of the last memoised reduction `buildResult` built (`listed`: its number): a
- * call that gets the same reduction again (the same messages, unchanged) copies them, block
- * copies, instead of making them from typed arrays value by value.
+ * The lists of the last memoised reduction `buildResult` was asked for twice (`listed`: its
+ * number, given by the boundary): the calls that get it again (the same messages, unchanged)
+ * copy them, block copies, instead of making them from typed arrays value by value. Asked
+ * for once (a history that grows, a new reduction each call), its lists are not kept.
  */
 let LISTED = { listed: 0, items: null, messages: null, kept: null, dropped: null, summarized: null, rewritten: null };
+/** The number of the last memoised reduction built. */
+let LAST_LISTED = 0;
 
 /**
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
@@ -1907,8 +1915,9 @@ export function buildResult(reading, output, written, summary, offloaded, kept, 
       listed, items, messages, kept: plainArray(kept), dropped: plainArray(dropped),
       summarized: plainArray(summarized), rewritten: plainArray(rewritten),
     };
-    // (What is kept is copied for the caller, who may change what it is handed.)
-    if (listed !== 0) LISTED = lists;
+    // The second time: kept (and copied for the caller, who may change what it is handed).
+    if (listed !== 0 && listed === LAST_LISTED) LISTED = lists;
+    LAST_LISTED = listed;
   }
   const shared = lists === LISTED;
   const result = {
