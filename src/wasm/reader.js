@@ -1143,11 +1143,11 @@ const ALL_FORMATS = (1 << FORMATS.length) - 1;
  * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
  * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
  * one), `d` another field; `stampWith` writes them at `s[k]` (from each format's `stamp`, or
- * from what its `read` loaded), with the length of `c` and, for parts, their number and the
- * lengths of their texts; `sameWith` (or a format's `same`) checks them. A message
- * read before is taken over only while its stamp is the same, so replacing a message's
- * content, calls or role (or the message) is always seen, and so is a part or a call
- * pushed onto its arrays and a part's text edited to another length. The slots:
+ * from what its `read` loaded), with the length of `c` and, for parts, what they were
+ * (`partsStamp`); `sameWith` (or a format's `same`) checks them. A message read before is
+ * taken over only while its stamp is the same, so replacing a message's content, calls or
+ * role (or the message) is always seen, and so is a call pushed onto its calls, and a part
+ * pushed, removed or replaced or its text replaced. The slots:
  */
 const STAMP = 6;
 
@@ -1190,7 +1190,7 @@ function stampWith(s, k, a, b, c, d) {
   s[k + 1] = b;
   s[k + 2] = c;
   s[k + 3] = d;
-  s[k + 4] = Array.isArray(a) ? partsSign(a) : -1;
+  s[k + 4] = Array.isArray(a) ? partsStamp(a) : -1;
   s[k + 5] = Array.isArray(c) ? c.length : -1;
 }
 
@@ -1212,18 +1212,30 @@ function sameWith(s, k, a, b, c, d) {
  * number of calls of `c`; the number of parts of `a` and the lengths of their texts). */
 function sameInside(s, k, a, c) {
   const parts = s[k + 4], calls = s[k + 5];
-  return (parts === -1 || partsSign(a) === parts) && (calls === -1 || c.length === calls);
+  return (parts === -1 || sameParts(a, parts)) && (calls === -1 || c.length === calls);
 }
 
-/** The number of parts and the lengths of their texts, folded into one number. */
-function partsSign(parts) {
-  let sign = parts.length;
-  for (let k = 0; k < parts.length; k++) {
-    const p = parts[k];
-    const text = p !== null && typeof p === "object" ? p.text : p;
-    if (typeof text === "string") sign = (Math.imul(sign, 31) + text.length) | 0;
-  }
-  return sign >>> 0;
+/**
+ * What a message's parts were, for its stamp: each part's text (a string part is its own),
+ * or the part itself when it has none. Compared by identity (`sameParts`), so a part
+ * pushed, removed or replaced, or its text replaced, is seen, with no text looked at.
+ */
+function partsStamp(parts) {
+  const out = new Array(parts.length);
+  for (let k = 0; k < parts.length; k++) out[k] = partMark(parts[k]);
+  return out;
+}
+
+function sameParts(parts, stamp) {
+  if (parts.length !== stamp.length) return false;
+  for (let k = 0; k < parts.length; k++) if (!Object.is(partMark(parts[k]), stamp[k])) return false;
+  return true;
+}
+
+function partMark(p) {
+  if (p === null || typeof p !== "object") return p;
+  const text = p.text;
+  return text !== undefined ? text : p;
 }
 
 /** Whether message m's stamp is `chunk[k …]`; false when reading it throws (it is then
