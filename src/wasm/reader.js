@@ -1209,7 +1209,7 @@ function sameWith(s, k, a, b, c, d) {
 }
 
 /** For a stamp whose fields `a` and `c` are the same objects: what is inside them (the
- * number of calls of `c`; the number of parts of `a` and the lengths of their texts). */
+ * number of calls of `c`; the parts of `a`, by `sameParts`). */
 function sameInside(s, k, a, c) {
   const parts = s[k + 4], calls = s[k + 5];
   return (parts === -1 || sameParts(a, parts)) && (calls === -1 || c.length === calls);
