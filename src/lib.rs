@@ -37,8 +37,6 @@ pub mod strategies;
 pub mod structure;
 pub mod transcript;
 
-use std::borrow::Borrow;
-
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
@@ -50,6 +48,8 @@ pub use strategies::summarize::SummaryPlan;
 pub use strategies::{CompressionEvent, Fate, Reduction, Slot};
 pub use structure::Structure;
 pub use transcript::{flags, Link, LinkKind, MessageInfo, Role, Transcript};
+
+use std::borrow::Borrow;
 
 /// Whether any configured trigger fires (SPEC §4). Cheap: one pass over the counts.
 pub fn should_reduce(t: &Transcript, config: &Config) -> bool {

@@ -125,13 +125,18 @@ impl Structure {
     ) -> Option<()> {
         let messages = &t.messages;
         let n = messages.len();
-        let (low, high) = links
-            .iter()
-            .fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l.key), hi.max(l.key)));
-        if start > 0 && high >= low && (high - low) as usize > 4 * links.len() + 1024 {
-            return None;
-        }
-        let low = if start > 0 { low.min(high) } else { 0 };
+        // Keys index `last_call` from the lowest one of the links (from 0 for all of them).
+        let low = if start == 0 {
+            0
+        } else {
+            let (low, high) = links
+                .iter()
+                .fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l.key), hi.max(l.key)));
+            if high >= low && (high - low) as usize > 4 * links.len() + 1024 {
+                return None;
+            }
+            low.min(high)
+        };
         // reach[i - start]: the last message that must stay with message i (itself, the
         // results of its calls, the message after it when it attaches to it).
         let mut reach: Vec<u32> = (start as u32..n as u32).collect();
