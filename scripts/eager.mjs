@@ -1,0 +1,94 @@
+// Has V8 compile the package's JavaScript that every call runs when the module loads, instead
+// of on a call: `node scripts/eager.mjs <package dir>` (run by build.sh on the built package).
+//
+// V8 compiles a function lazily, on its first call, unless it is a function expression in
+// parentheses: `(function f() {…})` is compiled with the script around it (the "PIFE"
+// heuristic, the same in Chromium and in workerd). A first `reduceSync` ran ~120 functions of
+// the glue and of reader.js, each compiled on the spot: 2–3 ms of a ~7 ms first call. This
+// rewrites `function f(…) {…}` at the top level into `const f = (function f(…) {…});` for the
+// functions below, and wraps the glue's import functions the same way: the compiling moves to
+// the `import`, which an app does at load, before its first message.
+//
+// Only the functions a call runs are listed for reader.js: the summarizer's, the analysis's and
+// the error paths stay lazy (compiling them at load would cost the load more than it saves).
+// A function called while the module is evaluated (`table`, `sameByStamp`) must stay a
+// declaration, hoisted; a name listed here that the file does not declare fails the build.
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const READER_EAGER = [
+  // reading the options and the messages, every format
+  "readOptions", "readOption", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
+  "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "firstText",
+  "openaiContent", "openaiRole", "readOpenAI", "readOpenAIFields", "looksOpenAI",
+  "readResponses", "looksResponses", "readAnthropic", "looksAnthropic", "readVercel", "looksVercel",
+  "readVercelUI", "looksVercelUI", "readGemini", "looksGemini", "langchainShape", "readLangChain",
+  "looksLangChain", "readFresh", "readOne", "remember", "slot", "stampWith", "partsStamp", "partMark",
+  // the next call on the same or a grown history (the take-over)
+  "previousReading", "madeWith", "keepReading", "staleKeys", "givenCounts", "align", "sameRun",
+  "allUnchanged", "sameOpenAI", "sameWith", "sameInside", "sameParts", "sameStamp",
+  // the default estimator's texts, the result
+  "pieceAt", "textUnits", "encodeUtf8", "plainArray", "makeEvent", "buildResult", "setCompleter",
+  "completeLater", "completeReading",
+];
+
+/** Rewrites the top-level `function` declarations named by `wanted` (all when `null`) of `source`. */
+function wrapDeclarations(source, wanted, file) {
+  const lines = source.split("\n");
+  const found = new Set();
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(export )?(async )?function(\*?) (\w+)\((.*)$/.exec(lines[i]);
+    if (!m || (wanted && !wanted.has(m[4]))) continue;
+    let end = i;
+    if (!lines[i].endsWith("}")) {
+      end = lines.findIndex((l, k) => k > i && /^\S/.test(l));
+      if (end < 0 || lines[end] !== "}") throw new Error(`${file}: ${m[4]} does not end with a "}" line`);
+    }
+    lines[i] = `${m[1] ?? ""}const ${m[4]} = (${m[2] ?? ""}function${m[3]} ${m[4]}(${m[5]}`;
+    lines[end] = `${lines[end]});`;
+    found.add(m[4]);
+  }
+  const missing = wanted ? [...wanted].filter((n) => !found.has(n)) : [];
+  if (missing.length) throw new Error(`${file}: no top-level function ${missing.join(", ")}`);
+  return { source: lines.join("\n"), count: found.size };
+}
+
+/** Wraps the import functions of the glue's `__wbg_get_imports` (`name: function(…) {…},`). */
+function wrapImports(source, file) {
+  const lines = source.split("\n");
+  let count = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^( +)(__wb\w+): function\((.*)$/.exec(lines[i]);
+    if (!m) continue;
+    const [, indent, name, rest] = m;
+    // `function() { return handleError(function (…) {…}, arguments); }`: the inner one is what runs.
+    const guarded = /^\) \{ return handleError\(function \((.*)$/.exec(rest);
+    lines[i] = guarded
+      ? `${indent}${name}: (function() { return handleError((function (${guarded[1]}`
+      : `${indent}${name}: (function(${rest}`;
+    const close = guarded ? `${indent}}, arguments); },` : `${indent}},`;
+    let end = i;
+    if (!(lines[i].endsWith("},") && !guarded)) {
+      end = lines.findIndex((l, k) => k > i && l.startsWith(indent) && !l.startsWith(`${indent} `));
+      if (end < 0 || lines[end] !== close) throw new Error(`${file}: import ${name} does not end with "${close}"`);
+    }
+    lines[end] = guarded ? `${indent}}), arguments); }),` : lines[end].replace(/\},$/, "}),");
+    count++;
+  }
+  return { source: lines.join("\n"), count };
+}
+
+const dir = join(process.argv[2] ?? "pkg", "dist");
+const glue = join(dir, "chat_history_reducer.js");
+const snippets = join(dir, "snippets");
+const reader = readdirSync(snippets, { recursive: true }).map((p) => join(snippets, p)).find((p) => p.endsWith("reader.js"));
+if (!reader) throw new Error(`no reader.js under ${snippets}`);
+
+const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
+const g2 = wrapImports(g1.source, glue);
+writeFileSync(glue, g2.source);
+const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
+writeFileSync(reader, r.source);
+for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
+console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions`);
