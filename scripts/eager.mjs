@@ -62,10 +62,13 @@ function wrapImports(source, file) {
     const m = /^( +)(__wb\w+): function\((.*)$/.exec(lines[i]);
     if (!m) continue;
     const [, indent, name, rest] = m;
-    // `function() { return handleError(function (…) {…}, arguments); }`: the inner one is what runs.
-    const guarded = /^\) \{ return handleError\(function \((.*)$/.exec(rest);
+    // `function() { return handleError(function (a, b) {…}, arguments); }`: the inner one is
+    // what runs; the outer one gets its parameters too, so that it takes as many as the wasm
+    // import passes (V8 compiles a wrapper per signature and whether the arities match: the
+    // outer `function()` cost one more for each signature it shares with another import).
+    const guarded = /^\) \{ return handleError\(function \(([\w, ]*)\) (.*)$/.exec(rest);
     lines[i] = guarded
-      ? `${indent}${name}: (function() { return handleError((function (${guarded[1]}`
+      ? `${indent}${name}: (function(${guarded[1]}) { return handleError((function (${guarded[1]}) ${guarded[2]}`
       : `${indent}${name}: (function(${rest}`;
     const close = guarded ? `${indent}}, arguments); },` : `${indent}},`;
     let end = i;
