@@ -6,8 +6,10 @@
 // heuristic, the same in Chromium and in workerd). A first `reduceSync` ran ~120 functions of
 // the glue and of reader.js, each compiled on the spot: 2–3 ms of a ~7 ms first call. This
 // rewrites `function f(…) {…}` at the top level into `const f = (function f(…) {…});` for the
-// functions below, and wraps the glue's import functions the same way: the compiling moves to
-// the `import`, which an app does at load, before its first message.
+// functions below, wraps the glue's import functions the same way, and moves the methods of
+// the classes below out of the class body into `Object.defineProperties(C.prototype, …)` as
+// such expressions (a method cannot be one): the compiling moves to the `import`, which an
+// app does at load, before its first message.
 //
 // Only the functions a call runs are listed for reader.js: the summarizer's, the analysis's and
 // the error paths stay lazy (compiling them at load would cost the load more than it saves).
@@ -32,6 +34,8 @@ const READER_EAGER = [
   "pieceAt", "textUnits", "encodeUtf8", "plainArray", "makeEvent", "buildResult", "setCompleter",
   "completeLater", "completeReading",
 ];
+/** Classes of reader.js whose methods every call runs: what a call read, its stamps and texts. */
+const READER_CLASSES = ["Reading", "Stamps", "TextChunks"];
 
 /** Rewrites the top-level `function` declarations named by `wanted` (all when `null`) of `source`. */
 function wrapDeclarations(source, wanted, file) {
@@ -52,6 +56,53 @@ function wrapDeclarations(source, wanted, file) {
   const missing = wanted ? [...wanted].filter((n) => !found.has(n)) : [];
   if (missing.length) throw new Error(`${file}: no top-level function ${missing.join(", ")}`);
   return { source: lines.join("\n"), count: found.size };
+}
+
+/** Moves the methods and getters of each class of `wanted` out of its body into
+ * `Object.defineProperties(Class.prototype, {…})` as parenthesized function expressions, with
+ * the descriptors a class gives them (not enumerable); the constructor stays in the class. */
+function wrapClassMethods(source, wanted, file) {
+  const lines = source.split("\n");
+  const out = [];
+  const found = new Set();
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^class (\w+) \{$/.exec(lines[i]);
+    if (!head || !wanted.has(head[1])) { out.push(lines[i]); continue; }
+    const name = head[1];
+    const end = lines.findIndex((l, k) => k > i && /^\S/.test(l));
+    if (end < 0 || lines[end] !== "}") throw new Error(`${file}: class ${name} does not end with a "}" line`);
+    const body = [], props = [];
+    let comment = [];
+    for (let k = i + 1; k < end; k++) {
+      const m = /^  (get )?(\w+)\((.*)\) \{$/.exec(lines[k]);
+      if (!m || m[2] === "constructor") {
+        if (/^  (\/\*\*|\/\/|\*)/.test(lines[k]) || /^   \*/.test(lines[k])) comment.push(lines[k]);
+        else { body.push(...comment, lines[k]); comment = []; }
+        continue;
+      }
+      const close = lines.findIndex((l, j) => j > k && /^  \S/.test(l));
+      if (close < 0 || lines[close] !== "  }") throw new Error(`${file}: ${name}.${m[2]} does not end with a "  }" line`);
+      const inner = lines.slice(k + 1, close);
+      // A named function expression binds its name inside it, a method does not.
+      if (new RegExp(`(^|[^.\\w$])${m[2]}\\b`).test(inner.join("\n"))) {
+        throw new Error(`${file}: ${name}.${m[2]} uses the name ${m[2]} (rename it: moved out, the method would see itself)`);
+      }
+      const fn = `(function ${m[2]}(${m[3]}) {`;
+      const kind = m[1] ? "get" : "value";
+      props.push(...comment, `  ${m[2]}: { ${kind}: ${fn}`, ...inner,
+        `  }),${kind === "value" ? " writable: true," : ""} configurable: true },`);
+      comment = [];
+      k = close;
+    }
+    while (body.at(-1) === "") body.pop();
+    if (!props.length) throw new Error(`${file}: class ${name} has no methods to move`);
+    out.push(lines[i], ...body, ...comment, "}", `Object.defineProperties(${name}.prototype, {`, ...props, "});");
+    found.add(name);
+    i = end;
+  }
+  const missing = [...wanted].filter((n) => !found.has(n));
+  if (missing.length) throw new Error(`${file}: no class ${missing.join(", ")}`);
+  return { source: out.join("\n"), count: found.size };
 }
 
 /** Wraps the import functions of the glue's `__wbg_get_imports` (`name: function(…) {…},`). */
@@ -92,6 +143,7 @@ const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
 const g2 = wrapImports(g1.source, glue);
 writeFileSync(glue, g2.source);
 const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
-writeFileSync(reader, r.source);
+const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
+writeFileSync(reader, c.source);
 for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
-console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions`);
+console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);

@@ -1687,14 +1687,14 @@ class TextChunks {
   text(q) {
     const piece = this.at(q);
     if (typeof piece === "string") return piece;
-    let text;
+    let written;
     try {
-      text = jsonText(piece);
+      written = jsonText(piece);
     } catch {
-      text = "";
+      written = "";
     }
-    this.chunks[q >> TEXT_SHIFT][q & (TEXT_CHUNK - 1)] = text;
-    return text;
+    this.chunks[q >> TEXT_SHIFT][q & (TEXT_CHUNK - 1)] = written;
+    return written;
   }
 }
 
