@@ -17,7 +17,8 @@
 // declaration, hoisted; a name listed here that the file does not declare fails the build.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const READER_EAGER = [
   // reading the options and the messages, every format
@@ -66,9 +67,9 @@ function wrapClassMethods(source, wanted, file) {
   const out = [];
   const found = new Set();
   for (let i = 0; i < lines.length; i++) {
-    const head = /^class (\w+) \{$/.exec(lines[i]);
-    if (!head || !wanted.has(head[1])) { out.push(lines[i]); continue; }
-    const name = head[1];
+    const head = /^(export )?class (\w+) \{$/.exec(lines[i]);
+    if (!head || !wanted.has(head[2])) { out.push(lines[i]); continue; }
+    const name = head[2];
     const end = lines.findIndex((l, k) => k > i && /^\S/.test(l));
     if (end < 0 || lines[end] !== "}") throw new Error(`${file}: class ${name} does not end with a "}" line`);
     const body = [], props = [];
@@ -133,17 +134,25 @@ function wrapImports(source, file) {
   return { source: lines.join("\n"), count };
 }
 
-const dir = join(process.argv[2] ?? "pkg", "dist");
-const glue = join(dir, "chat_history_reducer.js");
-const snippets = join(dir, "snippets");
-const reader = readdirSync(snippets, { recursive: true }).map((p) => join(snippets, p)).find((p) => p.endsWith("reader.js"));
-if (!reader) throw new Error(`no reader.js under ${snippets}`);
+/** Rewrites the package in `pkgDir` (its glue and its reader.js) in place. */
+function rewritePackage(pkgDir) {
+  const dir = join(pkgDir, "dist");
+  const glue = join(dir, "chat_history_reducer.js");
+  const snippets = join(dir, "snippets");
+  const reader = readdirSync(snippets, { recursive: true }).map((p) => join(snippets, p)).find((p) => p.endsWith("reader.js"));
+  if (!reader) throw new Error(`no reader.js under ${snippets}`);
 
-const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
-const g2 = wrapImports(g1.source, glue);
-writeFileSync(glue, g2.source);
-const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
-const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
-writeFileSync(reader, c.source);
-for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
-console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);
+  const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
+  const g2 = wrapImports(g1.source, glue);
+  writeFileSync(glue, g2.source);
+  const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
+  const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
+  writeFileSync(reader, c.source);
+  for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
+  console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);
+}
+
+// The rewriting functions are tested on their own (js-tests/eager.test.mjs).
+export { wrapClassMethods, wrapDeclarations, wrapImports };
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) rewritePackage(process.argv[2] ?? "pkg");

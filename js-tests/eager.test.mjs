@@ -1,0 +1,131 @@
+// scripts/eager.mjs (run by the build on the package's JavaScript): what it rewrites behaves
+// as before, with the descriptors a class gives its methods, and the installed package was
+// rewritten.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { wrapClassMethods, wrapDeclarations, wrapImports } from "./eager.mjs";
+
+const load = (source) => import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
+
+const DECLARATIONS = `
+export function twice(x) {
+  return add(x, x);
+}
+function add(a, b = 1) { return a + b; }
+export function* count(n) {
+  for (let i = 0; i < n; i++) yield i;
+}
+export async function later(x) {
+  return twice(await x);
+}
+export function lazy(x) {
+  return x;
+}
+export { add };
+`;
+
+test("rewritten top-level functions keep their names, defaults, generators and async", async () => {
+  const { source, count } = wrapDeclarations(DECLARATIONS, new Set(["twice", "add", "count", "later"]), "fixture");
+  assert.equal(count, 4);
+  assert.match(source, /^export const twice = \(function twice\(x\) \{$/m);
+  assert.match(source, /^const add = \(function add\(a, b = 1\) \{ return a \+ b; \}\);$/m);
+  assert.match(source, /^export function lazy\(x\) \{$/m, "a function not listed stays a declaration");
+  const before = await load(DECLARATIONS), after = await load(source);
+  for (const m of [before, after]) {
+    assert.equal(m.twice(4), 8);
+    assert.equal(m.add(2), 3);
+    assert.deepEqual([...m.count(3)], [0, 1, 2]);
+    assert.equal(await m.later(Promise.resolve(5)), 10);
+  }
+  assert.deepEqual(["twice", "add", "count", "later"].map((n) => [after[n].name, after[n].length]),
+    ["twice", "add", "count", "later"].map((n) => [before[n].name, before[n].length]));
+  assert.throws(() => wrapDeclarations(DECLARATIONS, new Set(["twice", "gone"]), "fixture"), /fixture: no top-level function gone/);
+});
+
+const CLASS = `
+export class Box {
+  /** A box. */
+  constructor(v) {
+    this.v = v;
+  }
+
+  /** The value, plus \`d\`. */
+  plus(d = this.v) {
+    return this.v + d;
+  }
+
+  get doubled() {
+    return this.plus();
+  }
+}
+`;
+
+test("methods moved out of a class body keep their descriptors and this", async () => {
+  const { source, count } = wrapClassMethods(CLASS, new Set(["Box"]), "fixture");
+  assert.equal(count, 1);
+  assert.match(source, /^Object\.defineProperties\(Box\.prototype, \{$/m);
+  const { Box: Before } = await load(CLASS), { Box: After } = await load(source);
+  const b = new After(3);
+  assert.equal(b.plus(1), 4);
+  assert.equal(b.plus(), 6);
+  assert.equal(b.doubled, 6);
+  assert.ok(b instanceof After);
+  assert.deepEqual(Object.keys(b), ["v"], "no method becomes an own or enumerable property");
+  for (const name of ["plus", "doubled"]) {
+    const d = Object.getOwnPropertyDescriptor(After.prototype, name), e = Object.getOwnPropertyDescriptor(Before.prototype, name);
+    assert.deepEqual(Object.keys(d).sort(), Object.keys(e).sort(), name);
+    for (const k of ["enumerable", "writable", "configurable"]) assert.equal(d[k], e[k], `${name}.${k}`);
+    assert.equal(typeof d.get, typeof e.get, `${name}.get`);
+  }
+  assert.equal(After.prototype.plus.name, "plus");
+  assert.throws(() => wrapClassMethods(CLASS, new Set(["Missing"]), "fixture"), /fixture: no class Missing/);
+  const selfNamed = CLASS.replace("return this.v + d;", "const plus = this.v + d;\n    return plus;");
+  assert.throws(() => wrapClassMethods(selfNamed, new Set(["Box"]), "fixture"), /Box\.plus uses the name plus/);
+});
+
+const IMPORTS = `
+function handleError(f, args) {
+  try { return f.apply(this, args); } catch (e) { return "caught: " + e.message; }
+}
+export function imports() {
+  const o = {
+    __wbg_sum_0123: function(arg0, arg1) {
+      return arg0 + arg1;
+    },
+    __wbg_one_4567: function(arg0) { return arg0; },
+    __wbg_risky_89ab: function() { return handleError(function (arg0, arg1) {
+      if (arg1) throw new Error(arg0);
+      return arg0;
+    }, arguments); },
+  };
+  return o;
+}
+`;
+
+test("the glue's imports keep their behaviour, and a catching one takes its parameters", async () => {
+  const { source, count } = wrapImports(IMPORTS, "fixture");
+  assert.equal(count, 3);
+  const before = (await load(IMPORTS)).imports(), after = (await load(source)).imports();
+  for (const o of [before, after]) {
+    assert.equal(o.__wbg_sum_0123(2, 3), 5);
+    assert.equal(o.__wbg_one_4567(7), 7);
+    assert.equal(o.__wbg_risky_89ab("ok", false), "ok");
+    assert.equal(o.__wbg_risky_89ab("boom", true), "caught: boom");
+  }
+  assert.equal(before.__wbg_risky_89ab.length, 0);
+  assert.equal(after.__wbg_risky_89ab.length, 2, "as many parameters as the wasm import passes");
+});
+
+test("the installed package was rewritten", () => {
+  const require = createRequire(import.meta.url);
+  const dist = join(dirname(require.resolve("chat-history-reducer/package.json")), "dist");
+  const glue = readFileSync(join(dist, "chat_history_reducer.js"), "utf8");
+  const snippets = join(dist, "snippets");
+  const reader = readFileSync(join(snippets, readdirSync(snippets, { recursive: true }).find((p) => p.endsWith("reader.js"))), "utf8");
+  assert.match(glue, /^export const reduceSync = \(function reduceSync\(/m);
+  assert.match(reader, /^export const readMessages = \(function readMessages\(/m);
+  assert.match(reader, /^Object\.defineProperties\(Reading\.prototype, \{$/m);
+});
