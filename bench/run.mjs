@@ -596,8 +596,14 @@ function sizeAndStartup() {
     const out = execFileSync(process.execPath, [join(HERE, "startup.mjs"), GLUE], { encoding: "utf8" });
     runs.push(JSON.parse(out.trim().split("\n").pop()));
   }
+  const entry = [];
+  for (let i = 0; i < P.startups; i++) {
+    const out = execFileSync(process.execPath, [join(HERE, "startup.mjs"), GLUE, "--entry"], { encoding: "utf8" });
+    entry.push(JSON.parse(out.trim().split("\n").pop()));
+  }
   const med = (k) => median(runs.map((r) => r[k]));
   return {
+    entryImportMs: median(entry.map((r) => r.entryImportMs)), entryFirstCallMs: median(entry.map((r) => r.entryFirstCallMs)),
     wasmBytes: bytes.length, wasmGzipBytes: gzipSync(bytes, { level: 9 }).length,
     processes: runs.length,
     compileMs: med("compileMs"), instantiateMs: med("instantiateMs"), firstCallMs: med("firstCallMs"),
@@ -776,6 +782,7 @@ startup.inProcessFreshInstanceMs = median(inProcess);
 console.log(`\nSize: ${int(startup.wasmBytes)} bytes .wasm, ${int(startup.wasmGzipBytes)} gzipped (${WASM})`);
 console.log(`Start-up (median of ${startup.processes} fresh processes): compile ${ms(startup.compileMs)} ms + initSync ${ms(startup.instantiateMs)} ms + first reduceSync ${ms(startup.firstCallMs)} ms = ${ms(startup.initToFirstResultMs)} ms ` +
   `(glue import + file read before it: ${ms(startup.importAndReadMs)} ms); a fresh instance in a warm process: ${ms(startup.inProcessFreshInstanceMs)} ms`);
+console.log(`  the package's Node entry (its import runs initSync and a warm-up): import ${ms(startup.entryImportMs)} ms, then the first reduceSync ${ms(startup.entryFirstCallMs)} ms`);
 
 const mem = await memory();
 console.log(`Memory: ${int(mem.calls)} small reduceSync calls (30 messages; ${mem.errorCalls} of them errors, half of the rest on new objects) on a fresh instance: wasm memory ${int(mem.memoryAfter1000)} bytes after 1,000, ` +

@@ -1,7 +1,8 @@
 // Start-up of the WebAssembly module in a fresh process: compile the .wasm
 // (`new WebAssembly.Module`), instantiate it (`initSync({module})` of the web glue), then the
 // first `reduceSync` result. run.mjs starts this file a few times and takes medians; on its
-// own: `node bench/startup.mjs [path/to/dist/chat_history_reducer.js]` prints one JSON line.
+// own: `node bench/startup.mjs [path/to/dist/chat_history_reducer.js]` prints one JSON line;
+// with `--entry` after the path, the import of the package's Node entry and the first call.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,6 +22,20 @@ const messages = [
   { role: "assistant", content: "Lisbon: sunny, 18 °C. Porto: cloudy, 16 °C." },
   { role: "user", content: "And tomorrow? 🙏" },
 ];
+
+if (process.argv[3] === "--entry") {
+  // The package's Node entry instead, as an app imports it: it runs initSync and a warm-up
+  // reduction at import.
+  const entry = resolve(glue, "../../node.js");
+  const t0 = performance.now();
+  const api = await import(pathToFileURL(entry).href);
+  const t1 = performance.now();
+  const result = api.reduceSync(messages, { maxTokens: 40 });
+  const t2 = performance.now();
+  if (!result || !Array.isArray(result.messages)) throw new Error("reduceSync returned no result");
+  process.stdout.write(JSON.stringify({ entryImportMs: t1 - t0, entryFirstCallMs: t2 - t1, kept: result.kept.length }) + "\n");
+  process.exit(0);
+}
 
 const t0 = performance.now();
 const api = await import(pathToFileURL(glue).href);

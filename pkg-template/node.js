@@ -1,8 +1,25 @@
-// Node entry: loads the .wasm from disk at import, so every function is ready to call.
+// Node entry: loads the .wasm from disk at import, so every function is ready to call, and
+// warms it up.
 import { readFileSync } from "node:fs";
-import { initSync } from "./dist/chat_history_reducer.js";
+import { initSync, reduceSync } from "./dist/chat_history_reducer.js";
 
 initSync({ module: readFileSync(new URL("./dist/chat_history_reducer_bg.wasm", import.meta.url)) });
+// One small reduction right after initSync: V8 compiles then the wasm and JavaScript functions
+// every call runs (~3 ms), rather than during the app's first call (which then takes well
+// under a millisecond). Its messages are objects of its own: nothing an app passes later
+// meets what it left behind; and it never throws (a first call would compile what it runs).
+try {
+  reduceSync([
+    { role: "system", content: "Answer briefly." },
+    { role: "user", content: "What is the weather in Lisbon?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_w", type: "function", function: { name: "weather", arguments: "{\"city\":\"Lisbon\"}" } }] },
+    { role: "tool", tool_call_id: "call_w", content: "{\"sky\":\"sunny\",\"high\":18}" },
+    { role: "assistant", content: "Sunny, 18 °C. ☀️" },
+    { role: "user", content: "And tomorrow?" },
+  ], { maxTokens: 24 });
+} catch {
+  // warm-up only
+}
 
 export * from "./dist/chat_history_reducer.js";
 export { default } from "./dist/chat_history_reducer.js";
