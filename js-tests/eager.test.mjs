@@ -63,10 +63,13 @@ export class Box {
 }
 `;
 
-test("methods moved out of a class body keep their descriptors and this", async () => {
+test("methods moved out of a class body keep their descriptors' flags and this", async () => {
   const { source, count } = wrapClassMethods(CLASS, new Set(["Box"]), "fixture");
   assert.equal(count, 1);
   assert.match(source, /^Object\.defineProperties\(Box\.prototype, \{$/m);
+  // Parenthesized function expressions, which V8 compiles with the module.
+  assert.match(source, /^  plus: \{ value: \(function plus\(d = this\.v\) \{$/m);
+  assert.match(source, /^  doubled: \{ get: \(function doubled\(\) \{$/m);
   const { Box: Before } = await load(CLASS), { Box: After } = await load(source);
   const b = new After(3);
   assert.equal(b.plus(1), 4);
@@ -84,6 +87,8 @@ test("methods moved out of a class body keep their descriptors and this", async 
   assert.throws(() => wrapClassMethods(CLASS, new Set(["Missing"]), "fixture"), /fixture: no class Missing/);
   const selfNamed = CLASS.replace("return this.v + d;", "const plus = this.v + d;\n    return plus;");
   assert.throws(() => wrapClassMethods(selfNamed, new Set(["Box"]), "fixture"), /Box\.plus uses the name plus/);
+  const selfDefault = CLASS.replace("plus(d = this.v) {", "plus(d = plus) {");
+  assert.throws(() => wrapClassMethods(selfDefault, new Set(["Box"]), "fixture"), /Box\.plus uses the name plus/);
 });
 
 const IMPORTS = `
@@ -108,6 +113,11 @@ export function imports() {
 test("the glue's imports keep their behaviour, and a catching one takes its parameters", async () => {
   const { source, count } = wrapImports(IMPORTS, "fixture");
   assert.equal(count, 3);
+  assert.match(source, /__wbg_sum_0123: \(function\(arg0, arg1\) \{$/m);
+  assert.match(source, /__wbg_one_4567: \(function\(arg0\) \{ return arg0; \}\),$/m);
+  assert.match(source, /__wbg_risky_89ab: \(function\(arg0, arg1\) \{ return handleError\(\(function \(arg0, arg1\) \{$/m);
+  assert.match(source, /^    \}\), arguments\); \}\),$/m);
+  assert.throws(() => wrapImports("export const none = 1;\n", "fixture"), /fixture: no import functions/);
   const before = (await load(IMPORTS)).imports(), after = (await load(source)).imports();
   for (const o of [before, after]) {
     assert.equal(o.__wbg_sum_0123(2, 3), 5);
@@ -126,6 +136,26 @@ test("the installed package was rewritten", () => {
   const snippets = join(dist, "snippets");
   const reader = readFileSync(join(snippets, readdirSync(snippets, { recursive: true }).find((p) => p.endsWith("reader.js"))), "utf8");
   assert.match(glue, /^export const reduceSync = \(function reduceSync\(/m);
+  assert.doesNotMatch(glue, /^ +__wb\w+: function\(/m, "every import function is wrapped");
+  assert.match(glue, /^ +__wbg_readMessages_\w+: \(function\(arg0, [^)]*\) \{ return handleError\(\(function \(arg0, /m);
   assert.match(reader, /^export const readMessages = \(function readMessages\(/m);
-  assert.match(reader, /^Object\.defineProperties\(Reading\.prototype, \{$/m);
+  assert.match(reader, /^Object\.defineProperties\(Reading\.prototype, \{\n(  \/\*\*.*\n(   \*.*\n)*)?  \w+: \{ value: \(function \w+\(/m);
+});
+
+test("the Node and workerd entries warm up with the same reduction, and it succeeds", async () => {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve("chat-history-reducer/package.json"));
+  const call = (file) => {
+    const m = /^  reduceSync\((\[[\s\S]*?\]), (\{[^}]*\})\);$/m.exec(readFileSync(join(root, file), "utf8"));
+    assert.ok(m, `${file} warms up with reduceSync(messages, config)`);
+    return m;
+  };
+  const [node, workerd] = [call("node.js"), call("workerd.js")];
+  assert.equal(node[0], workerd[0]);
+  const { reduceSync } = await import("chat-history-reducer");
+  // The same call, made here (the entries swallow its errors: an error would only go unseen there).
+  const messages = new Function(`return ${node[1]};`)(), config = new Function(`return ${node[2]};`)();
+  const result = reduceSync(messages, config);
+  assert.ok(result.dropped.length > 0 && result.kept.length > 0, "the warm-up reduces something: it runs the path of a real call");
+  assert.equal(result.messages.at(-1), messages.at(-1));
 });

@@ -14,7 +14,10 @@
 // Only the functions a call runs are listed for reader.js: the summarizer's, the analysis's and
 // the error paths stay lazy (compiling them at load would cost the load more than it saves).
 // A function called while the module is evaluated (`table`, `sameByStamp`) must stay a
-// declaration, hoisted; a name listed here that the file does not declare fails the build.
+// declaration, hoisted, and one a top-level statement refers to (`READERS` holds the
+// readers) must be defined above it: the rewritten modules are imported at the end, so a
+// wrong order fails the build, as does a name listed here that the file does not declare,
+// or a glue without the import functions this expects.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -85,7 +88,7 @@ function wrapClassMethods(source, wanted, file) {
       if (close < 0 || lines[close] !== "  }") throw new Error(`${file}: ${name}.${m[2]} does not end with a "  }" line`);
       const inner = lines.slice(k + 1, close);
       // A named function expression binds its name inside it, a method does not.
-      if (new RegExp(`(^|[^.\\w$])${m[2]}\\b`).test(inner.join("\n"))) {
+      if (new RegExp(`(^|[^.\\w$])${m[2]}\\b`).test([m[3], ...inner].join("\n"))) {
         throw new Error(`${file}: ${name}.${m[2]} uses the name ${m[2]} (rename it: moved out, the method would see itself)`);
       }
       const fn = `(function ${m[2]}(${m[3]}) {`;
@@ -131,11 +134,13 @@ function wrapImports(source, file) {
     lines[end] = guarded ? `${indent}}), arguments); }),` : lines[end].replace(/\},$/, "}),");
     count++;
   }
+  const left = lines.find((l) => /^ +__wb\w+: function\(/.test(l));
+  if (count === 0 || left) throw new Error(`${file}: ${left ? `an import left as it was: ${left.trim()}` : "no import functions"}`);
   return { source: lines.join("\n"), count };
 }
 
 /** Rewrites the package in `pkgDir` (its glue and its reader.js) in place. */
-function rewritePackage(pkgDir) {
+async function rewritePackage(pkgDir) {
   const dir = join(pkgDir, "dist");
   const glue = join(dir, "chat_history_reducer.js");
   const snippets = join(dir, "snippets");
@@ -149,10 +154,12 @@ function rewritePackage(pkgDir) {
   const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
   writeFileSync(reader, c.source);
   for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
+  // Evaluated (no wasm needed): a function used at the top level before its definition fails.
+  await import(pathToFileURL(resolve(glue)).href);
   console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);
 }
 
 // The rewriting functions are tested on their own (js-tests/eager.test.mjs).
 export { wrapClassMethods, wrapDeclarations, wrapImports };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) rewritePackage(process.argv[2] ?? "pkg");
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await rewritePackage(process.argv[2] ?? "pkg");
