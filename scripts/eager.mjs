@@ -18,7 +18,6 @@
 // readers) must be defined above it: the rewritten modules are imported at the end, so a
 // wrong order fails the build, as does a name listed here that the file does not declare,
 // or a glue without the import functions this expects.
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -153,8 +152,8 @@ async function rewritePackage(pkgDir) {
   const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
   const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
   writeFileSync(reader, c.source);
-  for (const file of [glue, reader]) execFileSync(process.execPath, ["--check", file], { stdio: "inherit" });
-  // Evaluated (no wasm needed): a function used at the top level before its definition fails.
+  // Parsed and evaluated, the reader with the glue (no wasm needed): a syntax error, or a
+  // function used at the top level before its definition, fails the build.
   await import(pathToFileURL(resolve(glue)).href);
   console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);
 }
