@@ -322,3 +322,62 @@ test("a long history's payloads left unestimated by a truncation count in tokens
     assert.equal(reduceSync(objects, { ...config, maxTokens: Math.floor(total / 8) }).tokensBefore, total);
   }
 });
+
+test("payload shapes of current APIs count what they hold", () => {
+  const big = "word ".repeat(2000); // ~2,000 tokens of text
+  const text = estimateTokens({ role: "user", content: big });
+  const near = (n, want, what) => assert.ok(Math.abs(n - want) < 40, `${what}: ${n}, expected about ${want}`);
+  // OpenAI custom (freeform) tool calls: { type: "custom", custom: { name, input } }.
+  const custom = [
+    { role: "user", content: "patch it" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "custom", custom: { name: "apply_patch", input: big } }] },
+    { role: "tool", tool_call_id: "c1", content: "done" },
+  ];
+  near(estimateTokens(custom[1]), text, "a custom tool call's input");
+  assert.deepEqual(analyze(custom).messages.map((m) => m.group), [0, 1, 1], "the call and its result are one group");
+  // AI SDK v5 tool output of content parts: the media part is an image, not its base64.
+  const media = {
+    role: "tool", content: [{
+      type: "tool-result", toolCallId: "t1", toolName: "screenshot",
+      output: { type: "content", value: [{ type: "text", text: "here" }, { type: "media", data: "A".repeat(40_000), mediaType: "image/png" }] },
+    }],
+  };
+  near(estimateTokens(media, { format: "vercel" }), 1000, "a media part");
+  assert.equal(estimateTokens(media, { format: "vercel", imageTokens: 0 }) < 30, true);
+  // Responses computer_call_output: the screenshot is one image.
+  const shot = { type: "computer_call_output", call_id: "cc", output: { type: "computer_screenshot", image_url: `data:image/png;base64,${"A".repeat(40_000)}` } };
+  near(estimateTokens(shot, { format: "openai-responses" }), 1000, "a computer_screenshot");
+  // A JSON result whose own `type` merely mentions a file is still its JSON text.
+  const result = { type: "file_list", files: Array.from({ length: 200 }, (_, k) => `src/file${k}.rs`) };
+  const vercelJson = { role: "tool", content: [{ type: "tool-result", toolCallId: "x", toolName: "ls", output: { type: "json", value: result } }] };
+  assert.ok(estimateTokens(vercelJson, { format: "vercel", imageTokens: 0 }) > 500, "counted as text");
+  // Anthropic MCP blocks: detected as Anthropic, linked, counted.
+  const mcp = [
+    { role: "user", content: "look it up" },
+    { role: "assistant", content: [
+      { type: "mcp_tool_use", id: "m1", name: "search", server_name: "docs", input: { q: "x" } },
+      { type: "mcp_tool_result", tool_use_id: "m1", is_error: false, content: [{ type: "text", text: big }] },
+      { type: "text", text: "found it" },
+    ] },
+  ];
+  const a = analyze(mcp);
+  assert.equal(a.format, "anthropic");
+  near(a.messages[1].tokens, text, "an mcp_tool_result");
+});
+
+test("LangChain plain objects of every message type, and tool calls without an id", () => {
+  const history = [
+    { type: "system", content: "Be brief." },
+    { type: "generic", role: "user", content: "hello" },
+    { type: "ai", content: "", tool_calls: [{ name: "lookup", args: { q: "weather" } }] },
+    { type: "function", name: "lookup", content: "sunny" },
+    { type: "remove", id: "old-1" },
+    { type: "human", content: "thanks" },
+  ];
+  const a = analyze(history, { maxTokens: 1000 });
+  assert.equal(a.format, "langchain");
+  assert.ok(a.messages[2].tokens > estimateTokens({ type: "ai", content: "" }), "the id-less call's name and args count");
+  const r = reduceSync(history, { maxTokens: 1000 });
+  assert.equal(r.reduced, false);
+  assert.equal(r.messages[2], history[2]);
+});

@@ -373,3 +373,82 @@ test("a truncation's tokensBefore is the full estimate, read late, frozen or ass
   assert.equal(s.tokensBefore, 7, "assignable like any field");
   assert.equal({ ...reduceSync(fresh(), config) }.tokensBefore, total);
 });
+
+test("no input is 0 tokens, not -0", () => {
+  // (An empty f64 sum in Rust is -0, which strict equality in tests, and Object.is, tell apart.)
+  for (const estimator of ["classes", "length"]) {
+    assert.ok(Object.is(estimateTokens([], { estimator }), 0), estimator);
+    const r = reduceSync([], { maxTokens: 5, estimator });
+    assert.ok(Object.is(r.tokensBefore, 0) && Object.is(r.tokensAfter, 0), estimator);
+    assert.ok(Object.is(analyze([], { maxTokens: 5, estimator }).totalTokens, 0), estimator);
+  }
+});
+
+test("tokenCounts may be a typed array or another array-like, as the typings say", () => {
+  const input = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+  assert.equal(estimateTokens(input, { tokenCounts: new Float64Array([7, 9]) }), 16);
+  assert.equal(estimateTokens(input, { tokenCounts: new Uint32Array([7]) }), 7 + estimateTokens(input[1]));
+  assert.equal(estimateTokens(input, { tokenCounts: { 0: 5, 1: 6, length: 2 } }), 11);
+  const r = reduceSync(input, { maxTokens: 200, tokenCounts: new Float64Array([100, 4]) });
+  assert.equal(r.tokensBefore, 104);
+  for (const tokenCounts of [{ length: 2 }, new Float64Array(0)]) {
+    assert.equal(estimateTokens(input, { tokenCounts }), estimateTokens(input), "no counts given: estimated");
+  }
+  assert.throws(() => estimateTokens(input, { tokenCounts: { a: 1 } }), (e) => e.code === "INVALID_CONFIG" && e.field === "tokenCounts");
+  assert.throws(() => estimateTokens(input, { tokenCounts: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "tokenCounts");
+});
+
+test("reduce reads its input when called: what the caller changes afterwards is not in the result", async () => {
+  const history = conversation(3);
+  const n = history.length;
+  const pending = reduce(history, { maxTokens: 10_000 });
+  history.push({ role: "user", content: "typed while the reduction ran" });
+  history[0] = { role: "system", content: "replaced" };
+  const r = await pending;
+  assert.equal(r.messages.length, n);
+  assert.equal(r.messages[0].content, "You are terse.");
+  // Bad input rejects (never throws synchronously), and the module keeps working.
+  const rejected = reduce("not an array", { maxTokens: 10 });
+  assert.ok(rejected instanceof Promise);
+  await assert.rejects(rejected, (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
+  await assert.rejects(reduce(history, { maxTokens: -1 }), (e) => e.code === "INVALID_CONFIG" && e.field === "maxTokens");
+  assert.equal((await reduce(history, { maxTokens: 10_000 })).messages.length, n + 1);
+});
+
+test("onEvent hears reduceStart and reduceEnd from truncate and priority too", async () => {
+  const history = conversation(20);
+  const total = estimateTokens(history);
+  for (const strategy of ["truncate", "priority"]) {
+    for (const run of [(c) => reduceSync(history.map((m) => ({ ...m })), c), (c) => reduce(history.map((m) => ({ ...m })), c)]) {
+      const events = [];
+      const r = await run({ strategy, maxTokens: Math.floor(total / 4), onEvent: (e) => events.push(e) });
+      assert.deepEqual(events.map((e) => e.type), ["reduceStart", "reduceEnd"], strategy);
+      assert.equal(events[0].strategy, strategy);
+      assert.equal(events[0].messages, history.length);
+      assert.equal(events[0].tokens, total, "the whole history's tokens");
+      assert.equal(events[1].reduced, true);
+      assert.equal(events[1].tokensBefore, total);
+      assert.equal(events[1].tokensAfter, r.tokensAfter);
+      assert.ok(events[1].durationMs >= 0);
+    }
+  }
+  // No trigger: only reduceEnd, unchanged. What onEvent throws reaches the caller.
+  const events = [];
+  reduceSync(history, { maxTokens: total + 1, onEvent: (e) => events.push(e.type) });
+  assert.deepEqual(events, ["reduceEnd"]);
+  const own = new Error("mine");
+  assert.throws(() => reduceSync(history, { maxTokens: 100, onEvent: () => { throw own; } }), (e) => e === own);
+});
+
+test("error messages name what was wrong in words", async () => {
+  const message = (f) => { try { f(); } catch (e) { return e.message; } return ""; };
+  assert.match(message(() => reduceSync([{ role: "user", content: 5 }], { maxTokens: 9 })), /got the number 5$/);
+  assert.match(message(() => reduceSync([{ role: "user", content: "a" }, 7], { maxTokens: 9 })), /got the number 7$/);
+  assert.match(message(() => reduceSync([{ role: "assistant", content: null, tool_calls: "x" }], { maxTokens: 9 })), /got the string "x"$/);
+  assert.match(message(() => reduceSync([{ role: "assistant", content: null, tool_calls: "" }], { maxTokens: 9 })), /got an empty string$/);
+  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: 0 })), /maxTokens must be a finite number greater than 0, got 0/);
+  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: -1 })), /maxTokens must be a finite number greater than 0, got -1/);
+  // reduceSync with strategy "summarize" and no summarizer says what is missing.
+  const e = message(() => reduceSync(conversation(2), { maxTokens: 50, strategy: "summarize" }));
+  assert.match(e, /needs config\.summarizer/);
+});

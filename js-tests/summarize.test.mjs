@@ -303,3 +303,24 @@ test("progressive never edits reasoning: items and parts keep their text", () =>
   assert.ok(o.kept.includes(1) || o.dropped.includes(1));
   if (o.kept.includes(1)) assert.equal(o.messages[o.kept.indexOf(1)], responses[1]);
 });
+
+test("a preview never cuts an emoji (or any surrogate pair) in half", () => {
+  for (const previewChars of [39, 40, 41, 199, 200]) {
+    for (const text of ["x".repeat(previewChars - 1) + "👍 thanks " + "y ".repeat(3000), "😀".repeat(2000)]) {
+      const input = [
+        { role: "user", content: "q" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "read", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c", content: text },
+        { role: "assistant", content: "🙂 ".repeat(3000) },
+        { role: "user", content: "next" },
+      ];
+      const r = reduceSync(input, { strategy: "progressive", maxTokens: 1000, largeMessageTokens: 100, previewChars });
+      assert.ok(r.rewritten.includes(2), "the tool result was previewed");
+      for (const m of r.messages) {
+        assert.ok(m.content === null || m.content.isWellFormed(), `previewChars ${previewChars}: ${JSON.stringify(m.content?.slice(-60))}`);
+      }
+      const preview = r.messages.find((m) => m.role === "tool").content.split("\n")[1];
+      assert.ok(preview.length >= previewChars - 1 && preview.length <= previewChars + 1, `${preview.length} units for ${previewChars}`);
+    }
+  }
+});

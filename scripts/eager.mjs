@@ -25,7 +25,7 @@ import { pathToFileURL } from "node:url";
 const READER_EAGER = [
   // reading the options and the messages, every format
   "readOptions", "readOption", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
-  "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "firstText",
+  "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "mediaPart", "firstText",
   "openaiContent", "openaiRole", "readOpenAI", "readOpenAIFields", "looksOpenAI",
   "readResponses", "looksResponses", "readAnthropic", "looksAnthropic", "readVercel", "looksVercel",
   "readVercelUI", "looksVercelUI", "readGemini", "looksGemini", "langchainShape", "readLangChain",

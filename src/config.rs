@@ -185,12 +185,20 @@ impl Reader<'_, '_> {
 
     #[inline(never)]
     fn positive(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
-        match self.number(key)? {
-            Some(n) if n <= 0.0 => Err(ReduceError::config(
+        match self.get(key)? {
+            OptionValue::Missing => Ok(None),
+            OptionValue::Number(n) if n.is_finite() && n > 0.0 => Ok(Some(n)),
+            OptionValue::Number(n) => Err(ReduceError::config(
                 key,
-                format!("{key} must be greater than 0, got {}", show(n)),
+                format!(
+                    "{key} must be a finite number greater than 0, got {}",
+                    show(n)
+                ),
             )),
-            n => Ok(n),
+            other => Err(ReduceError::config(
+                key,
+                format!("{key} must be a number, got {}", other.type_name()),
+            )),
         }
     }
 

@@ -73,7 +73,11 @@ pub fn reduce_sync_with<S: Borrow<Structure>>(
     if config.needs_summarizer() {
         return Err(ReduceError::new(
             ErrorCode::SummarizerRequiresAsync,
-            "this config calls a summarizer, which is asynchronous: use `await reduce(messages, config)` instead of reduceSync",
+            if config.has_summarizer {
+                "this config calls a summarizer, which is asynchronous: use `await reduce(messages, config)` instead of reduceSync"
+            } else {
+                "strategy \"summarize\" needs config.summarizer and `await reduce(messages, config)`: reduceSync cannot call one"
+            },
         ));
     }
     reduce_without_summarizer(t, config, structure)

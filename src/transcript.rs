@@ -148,7 +148,8 @@ impl Transcript {
         self.links.push(Link { message, key, kind });
     }
 
+    /// The sum of the messages' tokens (0, not the -0 of an empty `f64` sum, for none).
     pub fn total_tokens(&self) -> f64 {
-        self.messages.iter().map(|m| m.tokens).sum()
+        self.messages.iter().fold(0.0, |sum, m| sum + m.tokens)
     }
 }

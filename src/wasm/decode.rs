@@ -199,12 +199,13 @@ pub fn decode_messages(
 }
 
 /// [`decode_messages`] for a reduction: what it does not need may stay unestimated until
-/// the result's `tokensBefore` is read (see `estimating`).
+/// the result's `tokensBefore` is read (see `estimating`), unless `onEvent` is to be told
+/// the tokens as the reduction starts.
 pub fn decode_for_reduction(
     messages: &JsValue,
     call: &Call,
 ) -> Result<(Rc<Transcript>, Reading), JsValue> {
-    decode_with(messages, call, None, true)
+    decode_with(messages, call, None, !call.callbacks.on_event.is_function())
 }
 
 /// The tokens of one message this library wrote (a summary), in `format`, counted as the

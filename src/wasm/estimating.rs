@@ -340,7 +340,9 @@ pub fn complete(reading: &Reading) -> f64 {
     reading.set_raw(&raw);
     reading.set_pending(false);
     reading.drop_texts();
-    missing.iter().map(|&i| est.tokens(raw[i as usize])).sum()
+    missing
+        .iter()
+        .fold(0.0, |sum, &i| sum + est.tokens(raw[i as usize]))
 }
 
 /// Installs [`complete`] for `reader.js`, once: when a reading is first left pending (most

@@ -7,12 +7,12 @@ use std::rc::Rc;
 
 use js_sys::{Array, Map, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
-use crate::error::ReduceError;
+use crate::error::{ErrorCode, ReduceError};
 use crate::history::{spread, Stats};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
@@ -36,6 +36,9 @@ struct State {
     calibration: Option<f64>,
     /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
     generation: u32,
+    /// The latest `prepare()`: the next one starts when it has settled, on the history it
+    /// left (two at once would call the summarizer twice for the same messages).
+    preparing: Option<js_sys::Promise>,
 }
 
 /// A conversation that stays reduced: push messages, `await prepare()` before each model
@@ -67,6 +70,17 @@ fn state_error(message: &str) -> JsValue {
     ReduceError::config("state", format!("ChatHistory.fromJSON: {message}")).into()
 }
 
+/// `values` as messages to append after `before` others: an `INVALID_MESSAGE` error (and
+/// nothing appended) if one is not an object, which would make every later `prepare()` fail.
+fn checked_messages(
+    values: Vec<JsValue>,
+    before: usize,
+    by: &str,
+) -> Result<Vec<JsValue>, JsValue> {
+    super::js::check_messages(&array(&values), before as u32, by)?;
+    Ok(values)
+}
+
 fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
     if !Array::is_array(value) {
         return Err(state_error(&format!("state.{name} must be an array")));
@@ -91,6 +105,7 @@ impl ChatHistory {
                 pending_output: None,
                 calibration: None,
                 generation: 0,
+                preparing: None,
             })),
         })
     }
@@ -138,25 +153,45 @@ impl ChatHistory {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: Option<Array>,
+        #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        let messages = messages.map(|a| a.iter().collect()).unwrap_or_default();
+        let messages = if messages.is_undefined() || messages.is_null() {
+            Vec::new()
+        } else if Array::is_array(&messages) {
+            checked_messages(
+                Array::from(&messages).iter().collect(),
+                0,
+                "new ChatHistory",
+            )?
+        } else {
+            return Err(ReduceError::new(
+                ErrorCode::InvalidMessages,
+                "new ChatHistory: messages must be an array of messages",
+            )
+            .into());
+        };
         ChatHistory::with_state(config, messages)
     }
 
-    /// Appends messages to the working history and to `original`.
+    /// Appends messages to the working history and to `original`; throws `INVALID_MESSAGE`
+    /// (appending none) if one is not a message object.
     ///
     /// ```javascript
     /// history.push({ role: "user", content: "Hello" }, { role: "assistant", content: "Hi" });
     /// ```
     #[wasm_bindgen(variadic)]
-    pub fn push(&self, #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>) {
+    pub fn push(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>,
+    ) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
+        let messages = checked_messages(messages, s.messages.len(), "ChatHistory.push")?;
         if let (Some(output), Some(first)) = (s.pending_output.take(), messages.first()) {
             s.counts.set(first, &JsValue::from(output));
         }
         s.messages.extend(messages.iter().cloned());
         s.original.extend(messages);
+        Ok(())
     }
 
     /// The working history: what is sent to the model.
@@ -190,7 +225,8 @@ impl ChatHistory {
     }
 
     /// Reduces the working history if a trigger fires, applies the reduction in place, and
-    /// resolves to the messages to send.
+    /// resolves to the messages to send. A `prepare()` called while another runs starts when
+    /// that one has settled, from the history it left.
     ///
     /// ```javascript
     /// const messages = await history.prepare();
@@ -198,7 +234,12 @@ impl ChatHistory {
     #[wasm_bindgen(unchecked_return_type = "Promise<Message[]>")]
     pub fn prepare(&self) -> js_sys::Promise {
         let state = self.state.clone();
-        future_to_promise(async move {
+        let before = self.state.borrow_mut().preparing.take();
+        let promise = future_to_promise(async move {
+            if let Some(before) = before {
+                // (Its outcome is its caller's.)
+                let _ = JsFuture::from(before).await;
+            }
             let (messages, config, generation, len) = {
                 let s = state.borrow();
                 (
@@ -235,7 +276,9 @@ impl ChatHistory {
             }
             s.prompt_len = Some(s.messages.len());
             Ok(array(&s.messages).into())
-        })
+        });
+        self.state.borrow_mut().preparing = Some(promise.clone());
+        promise
     }
 
     /// The provider's counts for the last prompt (`inputTokens`) and its reply
@@ -298,16 +341,22 @@ impl ChatHistory {
         Ok(())
     }
 
-    /// The originals of an offloaded message (what the `context_reload` tool returns).
+    /// The originals of an offloaded message (what the `context_reload` tool returns);
+    /// undefined for an id it does not know, or one that is not a string (a model's tool
+    /// call may leave it out).
     ///
     /// ```javascript
     /// // the model called context_reload({ id })
     /// const originals = history.reload(id) ?? [];
     /// ```
     #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
-    pub fn reload(&self, id: &str) -> JsValue {
+    pub fn reload(&self, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -> JsValue {
         let s = self.state.borrow();
-        get(&s.offloaded, id)
+        // (Own ids only: not what the object inherits, such as `toString`.)
+        if !id.is_string() || !Object::has_own(&s.offloaded, &id) {
+            return JsValue::UNDEFINED;
+        }
+        Reflect::get(&s.offloaded, &id).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`; the ratio is the
@@ -371,6 +420,11 @@ impl ChatHistory {
             &out,
             "pendingOutputTokens",
             s.pending_output.map_or(JsValue::NULL, JsValue::from),
+        );
+        set(
+            &out,
+            "calibration",
+            s.calibration.map_or(JsValue::NULL, JsValue::from),
         );
         out.into()
     }

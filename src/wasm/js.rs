@@ -233,6 +233,17 @@ extern "C" {
     pub fn now() -> f64;
     #[wasm_bindgen(catch)]
     pub fn emit(on_event: &JsValue, event: &Object) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = reportReduction)]
+    pub fn report_reduction(
+        on_event: &JsValue,
+        strategy: &str,
+        messages: u32,
+        tokens: f64,
+        result: &JsValue,
+        duration_ms: f64,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = checkMessages)]
+    pub fn check_messages(values: &Array, before: u32, by: &str) -> Result<(), JsValue>;
 
     /// What `callSummarizer` settled with.
     pub type Outcome;

@@ -71,6 +71,26 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
         return progressive::reduce_sync(call, t, reading);
     }
+    // `onEvent`: `reduceStart` when a trigger fires, `reduceEnd` with the result, as the
+    // strategies that summarize report them.
+    let on_event = &call.callbacks.on_event;
+    let reporting = on_event.is_function();
+    let started = js::now();
+    if reporting && crate::should_reduce(t, &call.config) {
+        let strategy = match call.config.strategy {
+            Strategy::Priority => "priority",
+            _ => "truncate",
+        };
+        let (messages, tokens) = (t.len() as u32, t.total_tokens());
+        js::report_reduction(
+            on_event,
+            strategy,
+            messages,
+            tokens,
+            &JsValue::UNDEFINED,
+            0.0,
+        )?;
+    }
     // Counts given per call are not memoised (see `memo`).
     let memo = !Array::is_array(&call.callbacks.token_counts);
     let version = reading.version();
@@ -100,43 +120,79 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
         }
     };
     let (reduction, indices) = &*reduction;
-    Ok(encode_result(
+    let result = encode_result(
         reading,
         reduction,
         indices,
         &Writings::none(),
         &core_events(reduction),
-    ))
+    );
+    if reporting {
+        // (Its tokensBefore is completed as it is read, see `estimating`.)
+        js::report_reduction(on_event, "", 0, 0.0, &result, js::now() - started)?;
+    }
+    Ok(result)
 }
 
-/// Reduces `messages`; awaits `config.summarizer` for the strategies that summarize.
+/// Reduces `messages`; awaits `config.summarizer` for the strategies that summarize. The
+/// messages and the config are read when it is called: what the caller changes in them
+/// afterwards (a reply appended while the summarizer runs) is not part of this reduction.
 ///
 /// ```javascript
 /// import { reduce } from "chat-history-reducer";
 /// const result = await reduce(history, { maxTokens: 8000, strategy: "truncate" });
 /// send(result.messages);
 /// ```
-#[wasm_bindgen(unchecked_return_type = "ReduceResult")]
-pub async fn reduce(
+#[wasm_bindgen(unchecked_return_type = "Promise<ReduceResult>")]
+pub fn reduce(
     #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
-    reduce_value(messages, config.unwrap_or(JsValue::UNDEFINED)).await
+) -> js_sys::Promise {
+    match Started::read(&messages, &config.unwrap_or(JsValue::UNDEFINED)) {
+        Ok(started) => wasm_bindgen_futures::future_to_promise(started.finish()),
+        Err(e) => js_sys::Promise::reject(&e),
+    }
+}
+
+/// A reduction whose input has been read.
+struct Started {
+    call: Call,
+    transcript: std::rc::Rc<Transcript>,
+    reading: Reading,
+}
+
+impl Started {
+    fn read(messages: &JsValue, config: &JsValue) -> Result<Started, JsValue> {
+        let call = decode_config(config, true)?;
+        let (transcript, reading) = decode_for_reduction(messages, &call)?;
+        Ok(Started {
+            call,
+            transcript,
+            reading,
+        })
+    }
+
+    async fn finish(self) -> Result<JsValue, JsValue> {
+        let Started {
+            call,
+            transcript,
+            reading,
+        } = self;
+        match call.config.strategy {
+            Strategy::Progressive if call.config.needs_summarizer() => {
+                progressive::reduce(&call, &transcript, &reading).await
+            }
+            Strategy::Summarize => {
+                summarize::reduce_with_summarizer(&call, &transcript, &reading).await
+            }
+            _ => reduce_now(&call, &transcript, &reading),
+        }
+    }
 }
 
 /// `reduce` on owned values, for `ChatHistory.prepare` too.
 async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
-    let call = decode_config(&config, true)?;
-    let (transcript, reading) = decode_for_reduction(&messages, &call)?;
-    match call.config.strategy {
-        Strategy::Progressive if call.config.needs_summarizer() => {
-            progressive::reduce(&call, &transcript, &reading).await
-        }
-        Strategy::Summarize => {
-            summarize::reduce_with_summarizer(&call, &transcript, &reading).await
-        }
-        _ => reduce_now(&call, &transcript, &reading),
-    }
+    Started::read(&messages, &config)?.finish().await
 }
 
 /// Whether any configured trigger fires: `maxTokens` exceeded, or more than

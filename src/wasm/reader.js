@@ -37,9 +37,15 @@ function table(entries) {
 }
 
 function describe(value) {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
+  switch (typeof value) {
+    case "object": return "an object";
+    case "function": return "a function";
+    case "symbol": return "a symbol";
+    case "string": return value.length === 0 ? "an empty string" : `the string ${JSON.stringify(value.slice(0, 40))}`;
+    default: return `the ${typeof value} ${String(value)}`;
+  }
 }
 
 function bad(index, what) {
@@ -535,6 +541,14 @@ const PART_FORMATS = table({
   redacted_thinking: ["anthropic", "langchain"],
   server_tool_use: ["anthropic", "langchain"],
   web_search_tool_result: ["anthropic", "langchain"],
+  web_fetch_tool_result: ["anthropic", "langchain"],
+  code_execution_tool_result: ["anthropic", "langchain"],
+  bash_code_execution_tool_result: ["anthropic", "langchain"],
+  text_editor_code_execution_tool_result: ["anthropic", "langchain"],
+  tool_search_tool_result: ["anthropic", "langchain"],
+  mcp_tool_use: ["anthropic", "langchain"],
+  mcp_tool_result: ["anthropic", "langchain"],
+  container_upload: ["anthropic", "langchain"],
   "tool-call": ["vercel"],
   "tool-result": ["vercel"],
   "tool-approval-request": ["vercel"],
@@ -562,7 +576,7 @@ function payload(r, value) {
     r.text(value);
   } else if (Array.isArray(value)) {
     for (const part of value) {
-      if (part !== null && typeof part === "object" && typeof part.type === "string" && /image|file|document/.test(part.type)) {
+      if (mediaPart(part)) {
         r.image();
       } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
         r.text(part.text);
@@ -570,10 +584,28 @@ function payload(r, value) {
         r.json(part);
       }
     }
+  } else if (value !== null && typeof value === "object" && MEDIA_OUTPUTS.has(value.type)) {
+    r.image();
   } else if (value !== undefined && value !== null) {
     r.json(value);
   }
 }
+
+/** Whether a payload's part is an image, a file or other media (`imageTokens` each, not
+ * its data as text): Anthropic's `image` and `document`, the AI SDK's `media` (v5) and
+ * `image-data`, `file-url`…, OpenAI's `input_image`, `input_file`, `input_audio`. */
+function mediaPart(part) {
+  return part !== null && typeof part === "object" && typeof part.type === "string" &&
+    /image|file|document|media|screenshot|audio/.test(part.type);
+}
+
+/** Whole payloads that are one image (a tool's output that is a single object: matched
+ * exactly, as a JSON result may have a `type` of its own): the Responses API's
+ * `computer_screenshot`, and single parts of the kinds `mediaPart` knows. */
+const MEDIA_OUTPUTS = new Set([
+  "computer_screenshot", "input_image", "input_file", "image", "document", "media", "image-data",
+  "image-url", "file-data", "file-url",
+]);
 
 function firstText(content) {
   if (typeof content === "string") return content;
@@ -684,6 +716,13 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
       if (fn !== null && typeof fn === "object") {
         r.text(fn.name);
         r.json(fn.arguments);
+      } else {
+        // A custom (freeform) tool's call: `{ type: "custom", custom: { name, input } }`.
+        const custom = call.custom;
+        if (custom !== null && typeof custom === "object") {
+          r.text(custom.name);
+          r.json(custom.input);
+        }
       }
     }
   }
@@ -1082,10 +1121,12 @@ function readLangChain(r, i, m) {
     if (Array.isArray(calls)) {
       for (const c of calls) {
         if (c === null || typeof c !== "object") continue;
+        // (LangChain's `id` is optional: a call without one has no result to keep with it.)
         const id = linkId(c.id);
-        if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
-        r.call(id);
-        r.text(id);
+        if (id !== undefined) {
+          r.call(id);
+          r.text(id);
+        }
         r.text(c.name);
         r.json(c.args);
       }
@@ -1103,8 +1144,10 @@ function readLangChain(r, i, m) {
 function looksLangChain(m) {
   if (typeof m.getType === "function" || typeof m._getType === "function") return true;
   if (m.lc === 1 && Array.isArray(m.id)) return LANGCHAIN_CLASSES.get(m.id[m.id.length - 1]) !== undefined;
-  return LANGCHAIN_TYPES.get(m.type) !== undefined && m.role === undefined &&
-    (m.content !== undefined || (m.data !== null && typeof m.data === "object"));
+  const type = m.type;
+  // (A ChatMessage, `generic`, has a role; a RemoveMessage may have no content.)
+  return LANGCHAIN_TYPES.get(type) !== undefined && (m.role === undefined || type === "generic") &&
+    (m.content !== undefined || type === "remove" || (m.data !== null && typeof m.data === "object"));
 }
 
 /**
@@ -1839,7 +1882,16 @@ export function readOptions(config, kinds, numbers) {
     } else if (type === "string") kind = O_TEXT;
     else if (type === "function") kind = O_FUNCTION;
     else if (Array.isArray(v)) kind = O_ARRAY;
-    else if (type === "object") kind = O_OBJECT;
+    else if (type === "object" && arrayLike(v)) {
+      // (A typed array, or another array-like: as an array, what the core reads.)
+      try {
+        v = Array.from(v);
+        kind = O_ARRAY;
+      } catch (e) {
+        kind = O_THREW;
+        v = optionError(keys[i], e);
+      }
+    } else if (type === "object") kind = O_OBJECT;
     else if (type === "bigint") kind = O_BIGINT;
     else if (type === "symbol") kind = O_SYMBOL;
     else kind = O_OTHER;
@@ -1847,6 +1899,18 @@ export function readOptions(config, kinds, numbers) {
     values[i] = v;
   }
   return values;
+}
+
+/** Whether object `v` is a typed array, or has a whole `length` an array could have (and
+ * no `length` getter that throws). */
+function arrayLike(v) {
+  if (ArrayBuffer.isView(v)) return !(v instanceof DataView);
+  try {
+    const n = v.length;
+    return Number.isInteger(n) && n >= 0 && n < 2 ** 32;
+  } catch {
+    return false;
+  }
 }
 
 export function optionEntries(config, key, value) {
@@ -2131,6 +2195,28 @@ export function emit(onEvent, event) {
   if (typeof onEvent === "function") onEvent(event);
 }
 
+/** `onEvent` told of a reduction without a summarizer: `reduceStart` (no `result` yet) or
+ * `reduceEnd`, as the strategies that summarize report them. */
+export function reportReduction(onEvent, strategy, messages, tokens, result, durationMs) {
+  emit(onEvent, result === undefined
+    ? { type: "reduceStart", strategy, messages, tokens }
+    : {
+      type: "reduceEnd", reduced: result.reduced, tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter, durationMs,
+    });
+}
+
+/** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object (at
+ * index `before` + its own): `ChatHistory` takes none of them. */
+export function checkMessages(values, before, by) {
+  for (let k = 0; k < values.length; k++) {
+    const m = values[k];
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      throw bad(before + k, `${by}: expected a message object, got ${describe(m)}`);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Offloading and rewriting (progressive): a rewritten message is a shallow copy of the
 // original with only its text changed, in the same format; the original is kept under a
@@ -2244,11 +2330,19 @@ function previewOf(text, chars) {
   for (let window = 2 * chars + 16; ; window *= 2) {
     if (window >= text.length) {
       const flat = text.replace(/\s+/g, " ").trim();
-      return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
+      return flat.length <= chars ? flat : `${cutAt(flat, chars)}…`;
     }
     const flat = text.slice(0, window).replace(/\s+/g, " ").trimStart();
-    if (flat.length > chars) return `${flat.slice(0, chars)}…`;
+    if (flat.length > chars) return `${cutAt(flat, chars)}…`;
   }
+}
+
+/** The first `chars` code units of `text`, one fewer where the cut would split a surrogate
+ * pair (an emoji): half of one is not text a model's API takes. */
+function cutAt(text, chars) {
+  const last = text.charCodeAt(chars - 1);
+  const next = text.charCodeAt(chars);
+  return text.slice(0, last >= 0xD800 && last <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF ? chars - 1 : chars);
 }
 
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */

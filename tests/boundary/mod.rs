@@ -6,6 +6,11 @@ use js_sys::{Array, Function, Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
+/// `wasm::reduce`, awaited.
+async fn reduce(messages: JsValue, config: Option<JsValue>) -> Result<JsValue, JsValue> {
+    wasm_bindgen_futures::JsFuture::from(wasm::reduce(messages, config)).await
+}
+
 fn json(text: &str) -> JsValue {
     JSON::parse(text).expect("test JSON")
 }
@@ -237,7 +242,7 @@ fn analyze_explains_every_message() {
 #[wasm_bindgen_test]
 async fn reduce_returns_a_promise_of_the_same_result() {
     let input = agent_conversation(8);
-    let a = wasm::reduce(input.clone(), config(r#"{"maxTokens":600}"#))
+    let a = reduce(input.clone(), config(r#"{"maxTokens":600}"#))
         .await
         .unwrap();
     let b = wasm::reduce_sync(&input, config(r#"{"maxTokens":600}"#)).unwrap();
@@ -280,7 +285,7 @@ async fn a_summary_that_resolves_later_replaces_the_oldest_messages() {
         "return new Promise(r => setTimeout(() => r({ text: 'They discussed ' + req.messages.length + ' messages about the garden.', usage: { inputTokens: 9 } }), 15));",
         "",
     );
-    let r = wasm::reduce(input.clone(), Some(config)).await.unwrap();
+    let r = reduce(input.clone(), Some(config)).await.unwrap();
     let out = array(&get(&r, "messages"));
     assert_eq!(role(&out.get(0)), "system");
     let summary = get(&r, "summary");
@@ -303,7 +308,7 @@ async fn a_summary_that_resolves_later_replaces_the_oldest_messages() {
     );
     assert_eq!(num(&get(&event, "usage"), "inputTokens"), 9.0);
     // The summary is recognised by its tag: the reduced history is not reduced again.
-    let again = wasm::reduce(
+    let again = reduce(
         get(&r, "messages"),
         Some(summarize_config("throw new Error('called')", "")),
     )
@@ -316,7 +321,7 @@ async fn a_summary_that_resolves_later_replaces_the_oldest_messages() {
 async fn a_rejecting_summarizer_falls_back_to_truncate_without_losing_the_budget() {
     let input = chat(12);
     let config = summarize_config("return Promise.reject(new Error('model down'));", "");
-    let r = wasm::reduce(input, Some(config)).await.unwrap();
+    let r = reduce(input, Some(config)).await.unwrap();
     let events = array(&get(&r, "events"));
     assert_eq!(
         get(&events.get(0), "type").as_string().as_deref(),
@@ -336,7 +341,7 @@ async fn a_hung_summarizer_times_out_and_the_throw_mode_leaves_the_input_untouch
     let input = chat(12);
     let before = JSON::stringify(&input).unwrap();
     let hung = summarize_config("return new Promise(() => {});", r#","timeoutMs":30"#);
-    let r = wasm::reduce(input.clone(), Some(hung)).await.unwrap();
+    let r = reduce(input.clone(), Some(hung)).await.unwrap();
     let failed = array(&get(&r, "events")).get(0);
     assert_eq!(
         get(&failed, "reason").as_string().as_deref(),
@@ -347,9 +352,7 @@ async fn a_hung_summarizer_times_out_and_the_throw_mode_leaves_the_input_untouch
         "return new Promise(() => {});",
         r#","timeoutMs":30,"onSummarizerError":"throw""#,
     );
-    let e = wasm::reduce(input.clone(), Some(throwing))
-        .await
-        .unwrap_err();
+    let e = reduce(input.clone(), Some(throwing)).await.unwrap_err();
     assert_eq!(error_code(&e), "SUMMARIZER_FAILED");
     assert_eq!(
         JSON::stringify(&input).unwrap(),
@@ -362,7 +365,7 @@ async fn a_hung_summarizer_times_out_and_the_throw_mode_leaves_the_input_untouch
         r#","onSummarizerError":"throw""#,
     );
     assert_eq!(
-        error_code(&wasm::reduce(input.clone(), Some(empty)).await.unwrap_err()),
+        error_code(&reduce(input.clone(), Some(empty)).await.unwrap_err()),
         "SUMMARIZER_FAILED"
     );
     let long = summarize_config(
@@ -370,7 +373,7 @@ async fn a_hung_summarizer_times_out_and_the_throw_mode_leaves_the_input_untouch
         r#","onSummarizerError":"throw","summaryMaxTokens":50"#,
     );
     assert_eq!(
-        error_code(&wasm::reduce(input, Some(long)).await.unwrap_err()),
+        error_code(&reduce(input, Some(long)).await.unwrap_err()),
         "SUMMARY_TOO_LARGE"
     );
 }
@@ -389,7 +392,7 @@ async fn an_abort_rejects_with_aborted_and_aborts_the_summarizer_too() {
         "setTimeout(() => c.abort(new Error('user left')), 20);",
     );
     abort.call1(&JsValue::NULL, &controller).unwrap();
-    let e = wasm::reduce(input, Some(config)).await.unwrap_err();
+    let e = reduce(input, Some(config)).await.unwrap_err();
     assert_eq!(error_code(&e), "ABORTED");
     let inner = Reflect::get(&js_sys::global(), &"__chrSignal".into()).unwrap();
     assert_eq!(
@@ -411,12 +414,14 @@ async fn chat_history_summarizes_once_per_threshold_and_round_trips_through_json
         "globalThis.__chrCalls = (globalThis.__chrCalls || 0) + 1; return 'summary ' + globalThis.__chrCalls;",
         "",
     );
-    let history = wasm::ChatHistory::new(config.clone(), Some(array(&chat(0)))).unwrap();
+    let history = wasm::ChatHistory::new(config.clone(), array(&chat(0)).into()).unwrap();
     for t in 0..40 {
         let who = if t % 2 == 0 { "user" } else { "assistant" };
-        history.push(vec![json(&format!(
-            r#"{{"role":"{who}","content":"turn {t}"}}"#
-        ))]);
+        history
+            .push(vec![json(&format!(
+                r#"{{"role":"{who}","content":"turn {t}"}}"#
+            ))])
+            .unwrap();
         let sent = wasm_bindgen_futures::JsFuture::from(history.prepare())
             .await
             .unwrap();
@@ -570,7 +575,7 @@ async fn progressive_asks_the_summarizer_only_for_the_heavy_stages() {
         "(globalThis.__chrKinds = globalThis.__chrKinds || []).push(req.kind); return Promise.resolve('(' + req.kind + ' of ' + req.messages.length + ')');",
     );
     Reflect::set(&c, &"summarizer".into(), &f).unwrap();
-    let r = wasm::reduce(input, Some(c)).await.unwrap();
+    let r = reduce(input, Some(c)).await.unwrap();
     let kinds = Reflect::get(&js_sys::global(), &"__chrKinds".into()).unwrap();
     let kinds: Vec<String> = array(&kinds)
         .iter()

@@ -1,0 +1,87 @@
+// SPEC §7: ChatHistory as a chat front end or an edge worker uses it — messages pushed by
+// the app (or by mistake), prepare() called twice at once, state saved and restored, and
+// reload() answering a model's tool call.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function chat(turns) {
+  const m = [{ role: "system", content: "You help with gardening." }];
+  for (let t = 0; t < turns; t++) {
+    m.push({ role: "user", content: `Turn ${t}: how do I care for plant number ${t}?` });
+    m.push({ role: "assistant", content: `Plant ${t} needs water every ${t % 5 + 1} days and some sun.` });
+  }
+  return m;
+}
+
+test("push takes message objects only, all or none, and the history keeps working", async () => {
+  const h = new ChatHistory({ maxTokens: 1000 }, chat(2));
+  for (const bad of [42, undefined, null, "hello", [{ role: "user", content: "x" }]]) {
+    assert.throws(() => h.push({ role: "user", content: "fine" }, bad),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 6 && /ChatHistory\.push/.test(e.message),
+      String(bad));
+  }
+  assert.equal(h.messages.length, 5, "nothing was appended");
+  assert.equal(h.original.length, 5);
+  h.push({ role: "user", content: "next" });
+  assert.equal((await h.prepare()).length, 6);
+  // The constructor checks its messages the same way, and takes only an array (or nothing).
+  assert.throws(() => new ChatHistory({ maxTokens: 10 }, [{ role: "user", content: "a" }, 5]), (e) => e.code === "INVALID_MESSAGE" && e.index === 1);
+  for (const bad of [5, { role: "user", content: "a" }, "str"]) {
+    assert.throws(() => new ChatHistory({ maxTokens: 10 }, bad), (e) => e.code === "INVALID_MESSAGES", String(bad));
+  }
+  assert.equal(new ChatHistory({ maxTokens: 10 }, null).messages.length, 0);
+});
+
+test("two prepare() calls at once: the summarizer is called once, both get the reduced history", async () => {
+  let calls = 0;
+  const summarizer = async () => {
+    calls += 1;
+    await sleep(20);
+    return "They discussed watering plants.";
+  };
+  const h = new ChatHistory({ strategy: "summarize", summarizer, targetMessages: 6, thresholdMessages: 4 }, chat(10));
+  const [a, b] = await Promise.all([h.prepare(), h.prepare()]);
+  assert.equal(calls, 1);
+  assert.deepEqual(a, b);
+  assert.deepEqual(a, h.messages);
+  assert.equal(h.stats().summarizerCalls, 1);
+  assert.equal(h.events.filter((e) => e.type === "summarize").length, 1);
+  // A failed prepare does not hold up the next one.
+  const failing = new ChatHistory({ strategy: "summarize", summarizer: async () => { throw new Error("down"); }, onSummarizerError: "throw", targetMessages: 6, thresholdMessages: 4 }, chat(10));
+  const first = failing.prepare();
+  const second = failing.prepare();
+  await assert.rejects(first, (e) => e.code === "SUMMARIZER_FAILED");
+  await assert.rejects(second, (e) => e.code === "SUMMARIZER_FAILED");
+  failing.push({ role: "user", content: "still there?" });
+  assert.equal(failing.messages.length, 22);
+});
+
+test("toJSON keeps the calibration recordUsage learned: a restored history decides alike", async () => {
+  const more = chat(12).slice(5);
+  // A budget the estimates fit in, and twice the estimates do not.
+  const config = { maxTokens: Math.floor(1.5 * estimateTokens([...chat(2), ...more])) };
+  const h = new ChatHistory(config, chat(2));
+  const sent = await h.prepare();
+  h.recordUsage({ inputTokens: 2 * estimateTokens(sent) });
+  const state = JSON.parse(JSON.stringify(h));
+  assert.equal(typeof state.calibration, "number");
+  const copy = ChatHistory.fromJSON(state, config);
+  const plain = new ChatHistory(config, chat(2));
+  for (const x of [h, copy, plain]) x.push(...more);
+  const [x, y] = [await h.prepare(), await copy.prepare()];
+  assert.equal((await plain.prepare()).length, 5 + more.length, "uncalibrated, it fits");
+  assert.ok(x.length < 5 + more.length, "the calibrated history reduces");
+  assert.deepEqual(y, x);
+  assert.deepEqual(copy.stats(), h.stats());
+  assert.equal(new ChatHistory(config).toJSON().calibration, null);
+});
+
+test("reload answers only the ids it offloaded, whatever a model's tool call passes", () => {
+  const h = new ChatHistory({ maxTokens: 1000 });
+  for (const id of [undefined, null, 123, {}, "toString", "__proto__", "constructor", "ctx_missing"]) {
+    assert.equal(h.reload(id), undefined, String(id));
+  }
+});
