@@ -200,7 +200,7 @@ test("tokenizer profiles and calibration from provider counts", async () => {
   const { calibrate } = await import("chat-history-reducer");
   const cjk = [{ role: "user", content: "日本語のテキストはトークンが多い。".repeat(20) }];
   assert.ok(estimateTokens(cjk, { tokenizer: "cl100k" }) > estimateTokens(cjk, { tokenizer: "o200k" }), "cl100k spends more on CJK");
-  assert.equal(estimateTokens({ role: "user", content: "Привет" }), 3 + Math.ceil((4 + 6) * 0.1), "Cyrillic letters are letters");
+  assert.equal(estimateTokens({ role: "user", content: "Привет" }), 3 + Math.ceil(4 * 0.1 + 6 * 0.3), "Cyrillic letters are otherLetter");
   const raw = estimateTokens(cjk);
   const first = calibrate(cjk, raw * 1.4);
   assert.ok(Math.abs(first - 1.4) < 1e-9, "the first observation is taken as it is");
@@ -451,4 +451,23 @@ test("error messages name what was wrong in words", async () => {
   // reduceSync with strategy "summarize" and no summarizer says what is missing.
   const e = message(() => reduceSync(conversation(2), { maxTokens: 50, strategy: "summarize" }));
   assert.match(e, /needs config\.summarizer/);
+});
+
+test("letters of other alphabets (Greek, Cyrillic, Arabic, Indic, Thai…) have a class of their own", () => {
+  const CLASSES = ["letter", "digit", "whitespace", "whitespaceRun", "punctuation", "han", "kana", "hangul",
+    "cjkPunctuation", "emoji", "other", "otherLetter"];
+  // Every class at 0 but those given: the role "user" is 4 letters.
+  const only = (w) => ({ ...Object.fromEntries(CLASSES.map((c) => [c, 0])), ...w });
+  const weigh = (text, w) => estimateTokens({ role: "user", content: text }, { messageOverhead: 0, estimatorWeights: only(w) });
+  for (const word of ["абвгдежзик", "αβγδεζηθικ", "ابتثجحخدذر", "कखगघचछजझटठ", "กขคงจฉชซญด", "אבגדהוזחטי"]) {
+    assert.equal(weigh(word, { otherLetter: 0.3 }), 3, word);
+    assert.equal(weigh(word, { otherLetter: 1 }), 10, word);
+    assert.equal(weigh(word, { letter: 1 }), 4, `${word}: not Latin letters (only the role's 4 are)`);
+    assert.equal(weigh(word, { other: 1 }), 0, `${word}: not "other"`);
+  }
+  assert.equal(weigh("abcdefghij", { otherLetter: 1 }), 0, "Latin letters are not in it");
+  assert.equal(weigh("éàüñçøåæœß", { letter: 1 }), 14, "Latin with diacritics is a letter");
+  // The defaults: 0.30 for o200k; cl100k spends more on them.
+  assert.equal(estimateTokens({ role: "user", content: "абвгдежзик" }), 3 + Math.ceil(0.4 + 3));
+  assert.ok(estimateTokens({ role: "user", content: "абвгдежзик" }, { tokenizer: "cl100k" }) > estimateTokens({ role: "user", content: "абвгдежзик" }));
 });

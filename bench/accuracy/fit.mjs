@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { KINDS, prepare } from "./data.mjs";
 import {
-  CLASS_NAMES, OVERHEAD, REPO, SPEC_WEIGHTS, errors, estimateFromCounts, fmt, loadTokenizers, nnls, table, truthOf,
+  CLASS_NAMES, OTHER_LETTER, OVERHEAD, REPO, SPEC_WEIGHTS, errors, estimateFromCounts, fmt, loadTokenizers, nnls, table, truthOf,
   weightsFromVector,
 } from "./lib.mjs";
 
@@ -27,7 +27,9 @@ import {
  * leave per-kind biases that add up in conversations; conversations alone fit short messages badly.
  * fixed: {className: weight} held at a value, the others fitted around it.
  */
-export function fitWeights(d, truthKey, { countsOf = (r) => r.counts, fixed = {}, power = 0.5, convWeight = 1, roundUp = 0.5 } = {}) {
+export function fitWeights(d, truthKey, { countsOf = (r) => r.counts, fixed: given = {}, power = 0.5, convWeight = 1, roundUp = 0.5 } = {}) {
+  // (The corpus has no letters of other alphabets: `otherLetter` is fitted by scripts.mjs.)
+  const fixed = { otherLetter: OTHER_LETTER[truthKey], ...given };
   const { rows, convs } = d;
   const free = CLASS_NAMES.map((n, i) => i).filter((i) => !(CLASS_NAMES[i] in fixed));
   const row = (c, truth, n, w) => {
@@ -52,7 +54,7 @@ export function fitWeights(d, truthKey, { countsOf = (r) => r.counts, fixed = {}
 const RUST_FIELDS = {
   letter: "letter", digit: "digit", whitespace: "whitespace", whitespaceRun: "whitespace_run",
   punctuation: "punctuation", han: "han", kana: "kana", hangul: "hangul", cjkPunctuation: "cjk_punctuation",
-  emoji: "emoji", other: "other",
+  emoji: "emoji", other: "other", otherLetter: "other_letter",
 };
 export function rustLiteral(w) {
   return ["Weights {", ...CLASS_NAMES.map((n) => `    ${RUST_FIELDS[n]}: ${w[n].toFixed(2)},`), "}"].join("\n");

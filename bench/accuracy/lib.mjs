@@ -73,14 +73,19 @@ export function truthOf(count, msg) {
 
 export const CLASS_NAMES = [
   "letter", "digit", "whitespace", "whitespaceRun", "punctuation",
-  "han", "kana", "hangul", "cjkPunctuation", "emoji", "other",
+  "han", "kana", "hangul", "cjkPunctuation", "emoji", "other", "otherLetter",
 ];
 
-/** The weights of SPEC §3 (what the built package should default to). */
+/** The weights of SPEC §3 (what the built package should default to), and `otherLetter`,
+ * the class this project added for the letters of other alphabets (fitted by `scripts.mjs`:
+ * the corpus below has none). */
 export const SPEC_WEIGHTS = {
   letter: 0.10, digit: 0.73, whitespace: 0.66, whitespaceRun: 0.12, punctuation: 0.64,
-  han: 0.86, kana: 0.66, hangul: 0.64, cjkPunctuation: 1.06, emoji: 1.56, other: 0.70,
+  han: 0.86, kana: 0.66, hangul: 0.64, cjkPunctuation: 1.06, emoji: 1.56, other: 0.70, otherLetter: 0.30,
 };
+
+/** `otherLetter` of each tokenizer's profile (`Weights::fitted`), from `scripts.mjs`. */
+export const OTHER_LETTER = { o200k: 0.30, cl100k: 0.95 };
 
 /**
  * Code-point counts per class of all texts of `msg`, with EXACTLY the Rust classifier: one

@@ -168,6 +168,9 @@ export interface EstimatorWeights {
   cjkPunctuation?: number;
   emoji?: number;
   other?: number;
+  /** A letter of another alphabet: Greek, Cyrillic, Armenian, Hebrew, Arabic, the Indic
+   * scripts, Thai, Georgian… */
+  otherLetter?: number;
 }
 
 export interface ReduceConfig {
