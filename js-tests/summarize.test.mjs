@@ -215,6 +215,34 @@ test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough
   assert.ok(heavy.tokensAfter <= 2400 || heavy.overBudget);
 });
 
+test("progressive keeps the round summary it wrote when the later stages are not enough (SPEC §5, §8)", async () => {
+  // Previous rounds, then a current round with three tool calls: summarizing the rounds and
+  // compressing the current one still leaves too many messages, so the oldest groups of the
+  // current round go — never the new summary, which is a summary as any other.
+  const words = (n) => "lorem ipsum dolor ".repeat(n);
+  const input = [{ role: "system", content: "You are a helpful agent." }];
+  for (let i = 0; i < 5; i++) input.push({ role: "user", content: `question ${i} ${words(20)}` }, { role: "assistant", content: `answer ${i} ${words(20)}` });
+  input.push({ role: "user", content: "current question" });
+  for (let i = 0; i < 3; i++) {
+    input.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "search", arguments: "{}" } }] });
+    input.push({ role: "tool", tool_call_id: `c${i}`, content: words(10) });
+  }
+  input.push({ role: "assistant", content: "final answer" });
+  const config = { strategy: "progressive", targetMessages: 4, thresholdMessages: 0, summarizer: async (req) => `summary of ${req.messages.length} (${req.kind})` };
+  const r = await reduce(input, config);
+  assert.deepEqual(r.events.map((e) => e.type), ["summarizeRounds", "compressCurrentRound", "truncate"]);
+  assert.ok(r.summary, "a summary was made");
+  assert.equal(r.messages[1], r.summary, "the new summary stands after the system prompt");
+  assert.equal(r.summary.content, "<conversation-summary>\nsummary of 10 (round)\n</conversation-summary>");
+  assert.deepEqual(r.summarized, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.ok(r.dropped.every((i) => i > 11), `only current-round groups dropped: ${r.dropped}`);
+  const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i), "every input index once");
+  assert.equal(r.overBudget, false);
+  assert.equal(r.messages.filter((m) => m.role !== "system" && m !== r.summary).length, 4);
+  assert.equal((await reduce(r.messages, config)).reduced, false, "stable");
+});
+
 test("ChatHistory: 200 turns, the summarizer is called once per thresholdMessages + 1 turns", async () => {
   let calls = 0;
   const config = { strategy: "summarize", targetMessages: 20, thresholdMessages: 5, summarizer: async (req) => { calls++; await sleep(1); return `summary ${calls}`; } };

@@ -515,6 +515,9 @@ proptest! {
         }
         let mut p = Progressive::new(t, &config);
         let mut steps = 0;
+        // The written message that is the new summary, and what it covers.
+        let mut summary = None;
+        let mut written = 0;
         loop {
             steps += 1;
             prop_assert!(steps < 10_000, "the machine does not stop");
@@ -522,13 +525,24 @@ proptest! {
                 Action::Finish => break,
                 Action::Offload { .. } => preview,
                 Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
-                Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
+                Action::SummarizeRounds { target_tokens, messages } => {
+                    summary = Some((written, messages));
+                    target_tokens.min(preview)
+                }
                 Action::Rewrite { target_tokens, .. } => target_tokens,
             };
             p.done(tokens);
+            written += 1;
         }
         let r = p.finish().unwrap();
         check_written(t, &config, &r)?;
+        // The new summary is protected as any summary: it stands, covering what it covers.
+        if let Some((k, covered)) = summary {
+            prop_assert!(r.output.contains(&Slot::New(k)), "the new summary was dropped");
+            for i in covered {
+                prop_assert_eq!(r.fate[i as usize], Fate::Summarized, "message {} covered by the summary", i);
+            }
+        }
         // Written messages stand where what they replace stood: nothing written is lost.
         let written = r.output.iter().filter(|s| matches!(s, Slot::New(_))).count();
         let rewritten = r.indices(Fate::Rewritten).len();

@@ -66,6 +66,18 @@ pub enum Action {
     Finish,
 }
 
+/// What a written message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Writing {
+    /// One message rewritten in place (a preview, a compressed text).
+    InPlace,
+    /// A compressed tool run: one message for several, counting as one.
+    Digest,
+    /// A summary of previous rounds: one message for several which, as any summary, is
+    /// protected and counts as no message (SPEC §4).
+    Summary,
+}
+
 /// A message the reduction wrote, and where it stands.
 #[derive(Clone, Debug, PartialEq)]
 struct Written {
@@ -76,9 +88,7 @@ struct Written {
     covers: Vec<u32>,
     /// False once a round summary replaced it.
     standing: bool,
-    /// Whether it replaced its messages (a digest or summary: it counts as one message) or
-    /// rewrote one in place (a preview).
-    replaces: bool,
+    kind: Writing,
 }
 
 /// The state of a progressive reduction.
@@ -166,11 +176,11 @@ impl<'a> Progressive<'a> {
             .zip(&self.fate)
             .filter(|(m, f)| **f != Fate::Summarized && counts_as_message(m))
             .count();
-        // Written messages that replace several stand for one each.
+        // A digest stands for one message; a summary for none.
         kept + self
             .written
             .iter()
-            .filter(|w| w.standing && self.fate[w.at as usize] == Fate::Summarized)
+            .filter(|w| w.standing && w.kind == Writing::Digest)
             .count()
     }
 
@@ -422,30 +432,9 @@ impl<'a> Progressive<'a> {
         };
         let k = self.written.len() as u32;
         match action {
-            Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => {
-                let at = messages[0];
-                for &i in &messages {
-                    let i = i as usize;
-                    if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
-                        self.running_messages -= 1;
-                    }
-                    self.running_tokens -= self.tokens[i];
-                    self.fate[i] = Fate::Summarized;
-                    self.tokens[i] = 0.0;
-                    // A digest or preview written here before is replaced too.
-                    self.retire_written(i);
-                }
-                self.running_tokens += tokens;
-                self.running_messages += 1;
-                self.written_at[at as usize] = Some(k);
-                self.stage_count += messages.len();
-                self.written.push(Written {
-                    at,
-                    tokens,
-                    covers: messages,
-                    standing: true,
-                    replaces: true,
-                });
+            Action::CompressRun { messages } => self.replace(messages, tokens, Writing::Digest),
+            Action::SummarizeRounds { messages, .. } => {
+                self.replace(messages, tokens, Writing::Summary)
             }
             Action::Offload { message } | Action::Rewrite { message, .. } => {
                 // What an earlier stage wrote for it (stage 6 compresses previews too) gives
@@ -460,7 +449,7 @@ impl<'a> Progressive<'a> {
                     tokens,
                     covers: vec![message],
                     standing: true,
-                    replaces: false,
+                    kind: Writing::InPlace,
                 });
                 self.stage_count += 1;
             }
@@ -468,12 +457,44 @@ impl<'a> Progressive<'a> {
         }
     }
 
+    /// `messages` are replaced by one new message of `tokens`, standing where the first stood.
+    fn replace(&mut self, messages: Vec<u32>, tokens: f64, kind: Writing) {
+        let Some(&at) = messages.first() else {
+            return;
+        };
+        let k = self.written.len() as u32;
+        for &i in &messages {
+            let i = i as usize;
+            if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
+                self.running_messages -= 1;
+            }
+            self.running_tokens -= self.tokens[i];
+            self.fate[i] = Fate::Summarized;
+            self.tokens[i] = 0.0;
+            // A digest or preview written here before is replaced too.
+            self.retire_written(i);
+        }
+        self.running_tokens += tokens;
+        if kind == Writing::Digest {
+            self.running_messages += 1;
+        }
+        self.written_at[at as usize] = Some(k);
+        self.stage_count += messages.len();
+        self.written.push(Written {
+            at,
+            tokens,
+            covers: messages,
+            standing: true,
+            kind,
+        });
+    }
+
     /// What was written for message `i`, if anything, stands no more: it counts for nothing
     /// (a digest that stood as a message of its own, for one message less).
     fn retire_written(&mut self, i: usize) {
         if let Some(old) = self.written_at[i].take() {
             let w = &mut self.written[old as usize];
-            if w.replaces {
+            if w.kind == Writing::Digest {
                 self.running_messages -= 1;
             }
             self.running_tokens -= w.tokens;
@@ -508,15 +529,22 @@ impl<'a> Progressive<'a> {
                     m.flags |= crate::transcript::flags::SUMMARY;
                 }
             }
+            // The new summary is a summary as any other: protected, and no message.
+            let mut protection = self.protection.clone();
             for w in &self.written {
-                view.messages[w.at as usize].tokens = w.tokens;
+                let m = &mut view.messages[w.at as usize];
+                m.tokens = w.tokens;
+                if w.standing && w.kind == Writing::Summary {
+                    m.flags |= crate::transcript::flags::SUMMARY;
+                    protection[self.s.group_of[w.at as usize] as usize] = Protection::Summary;
+                }
             }
             // The same groups, with the tokens they have now.
             let now = Structure::of(&view);
             drops = choose_drops(
                 &view,
                 &now,
-                &self.protection,
+                &protection,
                 self.config,
                 &self.targets,
                 0..self.s.groups.len(),
@@ -764,6 +792,44 @@ mod tests {
             .count();
         assert_eq!(new, 30);
         assert_eq!(r.indices(Fate::Rewritten).len(), 30);
+    }
+
+    #[test]
+    fn the_new_round_summary_stays_when_the_later_stages_are_not_enough() {
+        // Previous rounds summarised (stage 4), the current round compressed (stage 6), and
+        // still over the message target: truncation drops from the current round, never the
+        // summary it just wrote, which is protected as any summary and counts as no message.
+        let t = session(6, 3, 10.0);
+        let c = config(&[
+            ("targetMessages", Number(4.0)),
+            ("thresholdMessages", Number(0.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+        ]);
+        let (r, actions) = run(&t, &c);
+        let (k, covered) = actions
+            .iter()
+            .filter(|a| !matches!(a, Action::Finish))
+            .enumerate()
+            .find_map(|(k, a)| match a {
+                Action::SummarizeRounds { messages, .. } => Some((k as u32, messages.clone())),
+                _ => None,
+            })
+            .expect("previous rounds summarised");
+        assert!(r.output.contains(&Slot::New(k)), "{:?}", r.output);
+        assert_eq!(r.indices(Fate::Summarized), covered);
+        assert!(!r.over_budget);
+        assert_eq!(r.events.last().unwrap().kind, "truncate");
+        // Four messages besides the system prompt and the summary: the latest user input,
+        // one tool call with its result, the answer.
+        let messages = r
+            .output
+            .iter()
+            .filter(|s| match s {
+                Slot::Input(i) => !t.messages[*i as usize].is_system(),
+                Slot::New(n) => *n != k,
+            })
+            .count();
+        assert_eq!(messages, 4, "{:?}", r.output);
     }
 
     #[test]
