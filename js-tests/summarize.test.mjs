@@ -201,6 +201,53 @@ test("an offloaded message's preview is its text with whitespace runs collapsed,
   }
 });
 
+test("progressive is stable over budget: previews, digests and compressed texts are not rewritten again (SPEC §9.9)", async () => {
+  const words = (n) => "lorem ipsum dolor sit amet ".repeat(n);
+  const call = (id) => ({ id, type: "function", function: { name: "read_file", arguments: `{"path":"${id}.log"}` } });
+  // Previews bigger than largeMessageTokens, over budget: the audit's case.
+  const openai = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Read the logs and tell me what failed." },
+    { role: "assistant", content: null, tool_calls: [call("c1"), call("c2")] },
+    { role: "tool", tool_call_id: "c1", content: words(400) },
+    { role: "tool", tool_call_id: "c2", content: words(400) },
+  ];
+  // One message holding several results, each previewed; and a digest of eight calls,
+  // bigger than largeMessageTokens, that stays (keepLast reaches back to its round's input).
+  const anthropic = [{ role: "user", content: "Check every file, then both logs." }];
+  for (let k = 0; k < 8; k++) {
+    anthropic.push({ role: "assistant", content: [{ type: "tool_use", id: `t${k}`, name: "read_file", input: { path: `/src/file_${k}.rs` } }] });
+    anthropic.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${k}`, content: words(30) }] });
+  }
+  anthropic.push({ role: "assistant", content: [{ type: "tool_use", id: "a", name: "read_file", input: {} }, { type: "tool_use", id: "b", name: "read_file", input: {} }] });
+  anthropic.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: words(400) }, { type: "tool_result", tool_use_id: "b", content: words(400) }] });
+  anthropic.push({ role: "assistant", content: "Both read." }, { role: "user", content: "What failed?" });
+  const summarizer = async (req) => `${req.kind} summary ${"of many words ".repeat(40)}`;
+  const cases = [
+    [openai, { strategy: "progressive", maxTokens: 150, keepLast: 2, largeMessageTokens: 80 }],
+    [anthropic, { strategy: "progressive", maxTokens: 150, keepLast: 3, largeMessageTokens: 80, minToolRun: 4 }],
+    [openai, { strategy: "progressive", maxTokens: 150, keepLast: 2, largeMessageTokens: 80, summarizer }],
+    [anthropic, { strategy: "progressive", maxTokens: 150, keepLast: 3, largeMessageTokens: 80, minToolRun: 4, summarizer }],
+  ];
+  for (const [input, config] of cases) {
+    const where = `${input === openai ? "openai" : "anthropic"}${config.summarizer ? " with a summarizer" : ""}`;
+    const first = await reduce(input, config);
+    assert.ok(first.reduced && first.overBudget, `${where}: over budget (${first.events.map((e) => e.type)})`);
+    assert.ok(first.rewritten.length > 0 || first.summarized.length > 0, where);
+    if (input === anthropic) {
+      const digest = first.messages.find((m) => String(m.content).startsWith("[compressed tool run: 16 messages"));
+      assert.ok(digest && estimateTokens(digest) > 80, `${where}: a large digest stands`);
+    }
+    const again = await reduce(first.messages, config);
+    assert.equal(again.reduced, false, `${where}: reduced again (${again.events.map((e) => e.type)})`);
+    assert.equal(again.messages.length, first.messages.length, where);
+    again.messages.forEach((m, k) => assert.equal(m, first.messages[k], `${where}: message ${k} is the same object`));
+    assert.deepEqual(again.kept, first.messages.map((_, k) => k), where);
+    assert.deepEqual(again.offloaded, {}, where);
+    assert.equal(again.tokensAfter, first.tokensAfter, where);
+  }
+});
+
 test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough, with the right kinds", async () => {
   const input = agentSession();
   const kinds = [];

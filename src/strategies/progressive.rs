@@ -208,10 +208,13 @@ impl<'a> Progressive<'a> {
         !(m.is_summary() || m.is_system() && self.config.keep_system) && Some(i) != self.latest_user
     }
 
-    /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, and not
-    /// a reasoning item, which is never edited (it may go whole with its round or its run).
+    /// Whether message `i` may be rewritten in place (stages 2, 3, 5): touchable, not a
+    /// reasoning item, which is never edited (it may go whole with its round or its run),
+    /// and not written by an earlier reduction — a preview or a compressed text is as short
+    /// as these stages make it (a reduction of their result would rewrite them again,
+    /// previews of previews, each bigger than the last: SPEC §9.9).
     fn editable(&self, i: usize) -> bool {
-        self.touchable(i) && !self.reasoning(i)
+        self.touchable(i) && !self.reasoning(i) && !self.t.messages[i].is_written()
     }
 
     fn reasoning(&self, i: usize) -> bool {
@@ -220,11 +223,13 @@ impl<'a> Progressive<'a> {
 
     /// Whether stage 6 may compress message `i`: editable, or already rewritten in place by
     /// an earlier stage (a preview, a summary of a large message) but editable otherwise —
-    /// a reduction of the result would compress what stands there, so this one does.
+    /// a reduction of the result would compress what stands there, so this one does. A
+    /// preview an earlier reduction wrote is compressed too; what one compressed is not.
     fn compressible(&self, i: usize) -> bool {
         matches!(self.fate[i], Fate::Kept | Fate::Rewritten)
             && self.ever_touchable(i)
             && !self.reasoning(i)
+            && !self.t.messages[i].is_compressed()
     }
 
     /// The tokens message `i` stands for now: its own, or those of what was written for it.

@@ -19,7 +19,7 @@ export class ReduceError extends Error {
 
 // Role codes and flags: the same numbers as `Role::code` and `flags` in transcript.rs.
 const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
-const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4;
+const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4, PREVIEW = 8, COMPRESSED = 16;
 const CALL = 0, RESULT = 1;
 /** How many links before a result taken over its call is looked for (see `rekeyResults`). */
 const NEAR_LINKS = 64;
@@ -575,6 +575,40 @@ function payload(r, value) {
   }
 }
 
+/**
+ * `flags` with what the note opening a message's text says when a reduction wrote it
+ * (`offloadMessage`, `rewriteWithSummary`, `compressRun` below): PREVIEW, or COMPRESSED —
+ * which is no user input. `text`: the message's opening text (`openingText`).
+ */
+function noted(flags, text) {
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b) return flags; // "["
+  if (PREVIEW_NOTE.test(text)) return flags | PREVIEW;
+  if (COMPRESSED_NOTE.test(text) || RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
+  return flags;
+}
+
+/**
+ * The text where a rewritten message's note stands (see `rewriteTexts`): a string content,
+ * else the first tool result or text part that is not reasoning.
+ */
+function openingText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const p of content) {
+    if (p === null || typeof p !== "object") continue;
+    if (p.type === "tool_result") return p.content;
+    if (p.type === "tool-result") return p.output !== null && typeof p.output === "object" ? p.output.value : undefined;
+    if (p.functionResponse) {
+      const response = p.functionResponse.response;
+      return response !== null && typeof response === "object" ? response.content : undefined;
+    }
+    if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) return p.output;
+    const text = textOfPart(p);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
 function firstText(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
@@ -665,6 +699,7 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
+  flags = noted(flags, openingText(content));
   if ((content === undefined || content === null) && role !== ASSISTANT && name !== "function") {
     throw bad(i, `a ${name} message needs content (a string or an array of parts)${parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
   }
@@ -761,7 +796,7 @@ function readResponses(r, i, m) {
     let flags = 0;
     if (r.isSummaryText(firstText(content))) flags = SUMMARY;
     else if (role === USER) flags = REAL_USER;
-    r.begin(i, role, flags);
+    r.begin(i, role, noted(flags, openingText(content)));
     r.text(m.role);
     if (typeof content === "string") r.text(content);
     else if (Array.isArray(content)) {
@@ -798,7 +833,7 @@ function readResponses(r, i, m) {
   if (type.endsWith("_call_output")) {
     const id = linkId(m.call_id);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
-    r.begin(i, TOOL, 0);
+    r.begin(i, TOOL, noted(0, m.output));
     r.result(id);
     r.text(id);
     payload(r, m.output);
@@ -837,7 +872,7 @@ function readAnthropic(r, i, m) {
   if (Array.isArray(content) && role === USER) {
     realUser = content.length === 0 || content.some((b) => !(b && b.type === "tool_result"));
   }
-  const flags = r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(content));
   r.begin(i, realUser || role !== USER ? role : TOOL, flags);
   r.text(m.role);
   if (typeof content === "string") {
@@ -905,7 +940,7 @@ function readVercel(r, i, m) {
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
-  r.begin(i, role, flags);
+  r.begin(i, role, noted(flags, openingText(content)));
   r.text(m.role);
   if (typeof content === "string") {
     r.text(content);
@@ -972,7 +1007,7 @@ function readVercelUI(r, i, m) {
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
   const parts = m.parts;
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
-  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(parts));
   r.begin(i, role, flags);
   r.text(m.role);
   for (const p of parts) {
@@ -1006,7 +1041,7 @@ function readGemini(r, i, m) {
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
   const responsesOnly = parts.length > 0 && parts.every((p) => p && p.functionResponse);
   const realUser = role === USER && !responsesOnly;
-  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(parts));
   r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
   r.text(m.role);
   for (const p of parts) {
@@ -1063,7 +1098,7 @@ function readLangChain(r, i, m) {
   if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
   if (type === "generic") role = openaiRole(d.role) ?? OTHER;
   const content = d.content;
-  const flags = role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  const flags = noted(role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(content));
   r.begin(i, role, flags);
   r.text(type);
   r.text(d.name);
@@ -2250,6 +2285,13 @@ function previewOf(text, chars) {
     if (flat.length > chars) return `${flat.slice(0, chars)}…`;
   }
 }
+
+// The notes that open what a reduction wrote: a later reduction reads them (`noted`) and
+// leaves the message as it is — a preview is not previewed again, nor a digest or a
+// compressed text compressed again (SPEC §9.9).
+const PREVIEW_NOTE = /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /;
+const COMPRESSED_NOTE = /^\[compressed; the original is ctx_[0-9a-f]{16}, /;
+const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
 
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */
 export function offloadMessage(reading, index, previewChars, tokens) {
