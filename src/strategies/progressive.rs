@@ -18,7 +18,7 @@ use super::{check_budget, choose_drops, CompressionEvent, Drops, Fate, Reduction
 use crate::budget::{counts_as_message, Targets};
 use crate::config::Config;
 use crate::error::ReduceError;
-use crate::protect::{protect, Protection};
+use crate::protect::{is_conversation, protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::{Role, Transcript};
 
@@ -136,9 +136,21 @@ impl<'a> Progressive<'a> {
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
         let protection = protect(t, &s, config);
+        // The newest `keepLast` groups counted as `protect` counts them: conversation groups
+        // (system messages and summaries among them are no group of theirs). Counted over
+        // every group, a run of old tool groups could be one of them for `protect` and a run
+        // to compress for stage 1 — and its digest, one group for several, moved the
+        // protection of the next reduction back (SPEC §9.9).
         let mut keep_last_start = t.len();
-        for group in s.groups.iter().rev().take(config.keep_last) {
-            keep_last_start = group.start as usize;
+        let mut left = config.keep_last;
+        for g in (0..s.groups.len()).rev() {
+            if left == 0 {
+                break;
+            }
+            if is_conversation(t, &s, g) {
+                left -= 1;
+                keep_last_start = s.groups[g].start as usize;
+            }
         }
         Progressive {
             t,
@@ -835,6 +847,38 @@ mod tests {
             })
             .count();
         assert_eq!(messages, 4, "{:?}", r.output);
+    }
+
+    #[test]
+    fn keep_last_counts_the_groups_protect_counts_and_stage_1_leaves_them() {
+        // Two system messages at the end (keepSystem false: no protection of their own):
+        // the newest three conversation groups are the user input and the two tool groups
+        // before it, which stage 1 must not compress — as one digest they would be one group
+        // for the next reduction, whose keepLast would then reach back further.
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::User, 1.0));
+        t.push(MessageInfo::new(Role::Assistant, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        for key in 0..2 {
+            t.push(MessageInfo::new(Role::Assistant, 1.0));
+            t.link(LinkKind::Call, key);
+            t.push(MessageInfo::new(Role::Tool, 1.0));
+            t.link(LinkKind::Result, key);
+        }
+        t.push(MessageInfo::new(Role::User, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        let c = config(&[
+            ("keepLast", Number(3.0)),
+            ("keepSystem", Bool(false)),
+            ("targetMessages", Number(0.0)),
+            ("thresholdMessages", Number(0.0)),
+            ("minToolRun", Number(3.0)),
+        ]);
+        let (r, actions) = run(&t, &c);
+        assert!(actions.is_empty(), "{actions:?}");
+        assert_eq!(r.indices(Fate::Kept), vec![0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(r.indices(Fate::Dropped), vec![8, 9]);
     }
 
     #[test]
