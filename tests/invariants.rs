@@ -609,8 +609,14 @@ fn read_back(t: &Transcript, r: &Reduction, done: &[(progressive::Action, f64)])
                         copy(&mut out, *message as usize, m);
                     }
                     Action::CompressRun { .. } => {
+                        // An assistant message; in Gemini a user turn, no user input.
+                        let role = if t.format == Format::Gemini {
+                            Role::User
+                        } else {
+                            Role::Assistant
+                        };
                         out.push(MessageInfo {
-                            role: Role::Assistant,
+                            role,
                             flags: flags::COMPRESSED,
                             tokens: *tokens,
                         });

@@ -2358,8 +2358,11 @@ function resultOf(format, m) {
 }
 
 /**
- * Stage 1: `{message, id}`, one assistant message standing for the tool run at `indices`:
- * the summarizer's `summary`, or (without one) a digest of the calls and result previews.
+ * Stage 1: `{message, id}`, one message standing for the tool run at `indices`: the
+ * summarizer's `summary`, or (without one) a digest of the calls and result previews. An
+ * assistant message; in Gemini a user turn, as the function responses it stands for are:
+ * a run ends before a model turn — often a `functionCall` turn, which must follow a user
+ * or `functionResponse` turn (SPEC §9.4). Read back, it is no user input (`noted`).
  */
 export function compressRun(reading, indices, previewChars, summary) {
   const run = Array.from(indices, (i) => reading.items[i]);
@@ -2374,7 +2377,8 @@ export function compressRun(reading, indices, previewChars, summary) {
       if (reading.roles[indices[k]] === TOOL) lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
     });
   }
-  return { message: makeMessage(reading, "assistant", lines.join("\n")), id };
+  const role = reading.format === "gemini" ? "user" : "assistant";
+  return { message: makeMessage(reading, role, lines.join("\n")), id };
 }
 
 /**
