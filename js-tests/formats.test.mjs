@@ -381,3 +381,78 @@ test("LangChain plain objects of every message type, and tool calls without an i
   assert.equal(r.reduced, false);
   assert.equal(r.messages[2], history[2]);
 });
+
+// ---- progressive: what it writes keeps the provider's rules ------------------------------
+
+/** A user input, five reads, one more read and an answer (the newest groups), a new input:
+ * in `format`, with `parts` of the reads' results. */
+const agentRun = {
+  openai: (reads) => [
+    { role: "user", content: "Refactor the parser module." },
+    ...reads.flatMap(([id, result]) => [
+      { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `/src/${id}.rs` }) } }] },
+      { role: "tool", tool_call_id: id, content: result }]),
+    { role: "assistant", content: "Done refactoring." },
+    { role: "user", content: "Now add tests." },
+  ],
+  "openai-responses": (reads) => [
+    { type: "message", role: "user", content: [{ type: "input_text", text: "Refactor the parser module." }] },
+    ...reads.flatMap(([id, result]) => [
+      { type: "function_call", call_id: id, name: "read_file", arguments: JSON.stringify({ path: `/src/${id}.rs` }) },
+      { type: "function_call_output", call_id: id, output: result }]),
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "Done refactoring." }] },
+    { type: "message", role: "user", content: [{ type: "input_text", text: "Now add tests." }] },
+  ],
+  anthropic: (reads) => [
+    { role: "user", content: "Refactor the parser module." },
+    ...reads.flatMap(([id, result]) => [
+      { role: "assistant", content: [{ type: "tool_use", id, name: "read_file", input: { path: `/src/${id}.rs` } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: result }] }]),
+    { role: "assistant", content: "Done refactoring." },
+    { role: "user", content: "Now add tests." },
+  ],
+  vercel: (reads) => [
+    { role: "user", content: "Refactor the parser module." },
+    ...reads.flatMap(([id, result]) => [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "read_file", input: { path: `/src/${id}.rs` } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: id, toolName: "read_file", output: { type: "text", value: result } }] }]),
+    { role: "assistant", content: [{ type: "text", text: "Done refactoring." }] },
+    { role: "user", content: "Now add tests." },
+  ],
+  gemini: (reads) => [
+    { role: "user", parts: [{ text: "Refactor the parser module." }] },
+    ...reads.flatMap(([id, result]) => [
+      { role: "model", parts: [{ functionCall: { name: "read_file", args: { path: `/src/${id}.rs` } } }] },
+      { role: "user", parts: [{ functionResponse: { name: "read_file", response: { content: result } } }] }]),
+    { role: "model", parts: [{ text: "Done refactoring." }] },
+    { role: "user", parts: [{ text: "Now add tests." }] },
+  ],
+  langchain: (reads) => [
+    new HumanMessage("Refactor the parser module."),
+    ...reads.flatMap(([id, result]) => [
+      new AIMessage({ content: "", tool_calls: [{ id, name: "read_file", args: { path: `/src/${id}.rs` } }] }),
+      new ToolMessage({ tool_call_id: id, content: result })]),
+    new AIMessage("Done refactoring."),
+    new HumanMessage("Now add tests."),
+  ],
+};
+
+test("progressive: a compressed tool run right before a kept call leaves a history the provider accepts, in every format", () => {
+  const reads = ["a", "b", "c", "d", "e"].map((id) => [id, `contents of ${id} `.repeat(30)]);
+  for (const [format, make] of Object.entries(agentRun)) {
+    const input = make(reads);
+    accepts[format](input);
+    // keepLast 3: the last read, the answer and the new input; the four reads before are a run.
+    const config = { strategy: "progressive", maxTokens: Math.floor(estimateTokens(input) * 0.8), keepLast: 3, minToolRun: 4 };
+    const r = reduceSync(input, config);
+    assert.deepEqual(r.events.map((e) => e.type), ["toolRuns"], format);
+    const digest = r.messages.find((m) => JSON.stringify(m).includes("[compressed tool run: "));
+    accepts[format](r.messages);
+    assert.ok(!isRealUser(format, digest) || format === "gemini", `${format}: the digest is no user input`);
+    const a = analyze(r.messages, config);
+    assert.equal(a.messages[r.messages.indexOf(digest)].realUser, false, `${format}: the digest is read back as no user input`);
+    assert.equal(a.rounds, 2, `${format}: the digest starts no round`);
+    const again = reduceSync(r.messages, config);
+    assert.equal(again.reduced, false, `${format}: a reduced history is not reduced again`);
+  }
+});

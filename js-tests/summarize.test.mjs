@@ -201,6 +201,53 @@ test("an offloaded message's preview is its text with whitespace runs collapsed,
   }
 });
 
+test("progressive is stable over budget: previews, digests and compressed texts are not rewritten again (SPEC §9.9)", async () => {
+  const words = (n) => "lorem ipsum dolor sit amet ".repeat(n);
+  const call = (id) => ({ id, type: "function", function: { name: "read_file", arguments: `{"path":"${id}.log"}` } });
+  // Previews bigger than largeMessageTokens, over budget: the audit's case.
+  const openai = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Read the logs and tell me what failed." },
+    { role: "assistant", content: null, tool_calls: [call("c1"), call("c2")] },
+    { role: "tool", tool_call_id: "c1", content: words(400) },
+    { role: "tool", tool_call_id: "c2", content: words(400) },
+  ];
+  // One message holding several results, each previewed; and a digest of eight calls,
+  // bigger than largeMessageTokens, that stays (keepLast reaches back to its round's input).
+  const anthropic = [{ role: "user", content: "Check every file, then both logs." }];
+  for (let k = 0; k < 8; k++) {
+    anthropic.push({ role: "assistant", content: [{ type: "tool_use", id: `t${k}`, name: "read_file", input: { path: `/src/file_${k}.rs` } }] });
+    anthropic.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${k}`, content: words(30) }] });
+  }
+  anthropic.push({ role: "assistant", content: [{ type: "tool_use", id: "a", name: "read_file", input: {} }, { type: "tool_use", id: "b", name: "read_file", input: {} }] });
+  anthropic.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: words(400) }, { type: "tool_result", tool_use_id: "b", content: words(400) }] });
+  anthropic.push({ role: "assistant", content: "Both read." }, { role: "user", content: "What failed?" });
+  const summarizer = async (req) => `${req.kind} summary ${"of many words ".repeat(40)}`;
+  const cases = [
+    [openai, { strategy: "progressive", maxTokens: 150, keepLast: 2, largeMessageTokens: 80 }],
+    [anthropic, { strategy: "progressive", maxTokens: 150, keepLast: 3, largeMessageTokens: 80, minToolRun: 4 }],
+    [openai, { strategy: "progressive", maxTokens: 150, keepLast: 2, largeMessageTokens: 80, summarizer }],
+    [anthropic, { strategy: "progressive", maxTokens: 150, keepLast: 3, largeMessageTokens: 80, minToolRun: 4, summarizer }],
+  ];
+  for (const [input, config] of cases) {
+    const where = `${input === openai ? "openai" : "anthropic"}${config.summarizer ? " with a summarizer" : ""}`;
+    const first = await reduce(input, config);
+    assert.ok(first.reduced && first.overBudget, `${where}: over budget (${first.events.map((e) => e.type)})`);
+    assert.ok(first.rewritten.length > 0 || first.summarized.length > 0, where);
+    if (input === anthropic) {
+      const digest = first.messages.find((m) => String(m.content).startsWith("[compressed tool run: 16 messages"));
+      assert.ok(digest && estimateTokens(digest) > 80, `${where}: a large digest stands`);
+    }
+    const again = await reduce(first.messages, config);
+    assert.equal(again.reduced, false, `${where}: reduced again (${again.events.map((e) => e.type)})`);
+    assert.equal(again.messages.length, first.messages.length, where);
+    again.messages.forEach((m, k) => assert.equal(m, first.messages[k], `${where}: message ${k} is the same object`));
+    assert.deepEqual(again.kept, first.messages.map((_, k) => k), where);
+    assert.deepEqual(again.offloaded, {}, where);
+    assert.equal(again.tokensAfter, first.tokensAfter, where);
+  }
+});
+
 test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough, with the right kinds", async () => {
   const input = agentSession();
   const kinds = [];
@@ -213,6 +260,34 @@ test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough
   assert.ok(kinds.includes("round"), kinds.join());
   assert.ok(kinds.every((k) => ["round", "largeMessage", "currentRound"].includes(k)));
   assert.ok(heavy.tokensAfter <= 2400 || heavy.overBudget);
+});
+
+test("progressive keeps the round summary it wrote when the later stages are not enough (SPEC §5, §8)", async () => {
+  // Previous rounds, then a current round with three tool calls: summarizing the rounds and
+  // compressing the current one still leaves too many messages, so the oldest groups of the
+  // current round go — never the new summary, which is a summary as any other.
+  const words = (n) => "lorem ipsum dolor ".repeat(n);
+  const input = [{ role: "system", content: "You are a helpful agent." }];
+  for (let i = 0; i < 5; i++) input.push({ role: "user", content: `question ${i} ${words(20)}` }, { role: "assistant", content: `answer ${i} ${words(20)}` });
+  input.push({ role: "user", content: "current question" });
+  for (let i = 0; i < 3; i++) {
+    input.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "search", arguments: "{}" } }] });
+    input.push({ role: "tool", tool_call_id: `c${i}`, content: words(10) });
+  }
+  input.push({ role: "assistant", content: "final answer" });
+  const config = { strategy: "progressive", targetMessages: 4, thresholdMessages: 0, summarizer: async (req) => `summary of ${req.messages.length} (${req.kind})` };
+  const r = await reduce(input, config);
+  assert.deepEqual(r.events.map((e) => e.type), ["summarizeRounds", "compressCurrentRound", "truncate"]);
+  assert.ok(r.summary, "a summary was made");
+  assert.equal(r.messages[1], r.summary, "the new summary stands after the system prompt");
+  assert.equal(r.summary.content, "<conversation-summary>\nsummary of 10 (round)\n</conversation-summary>");
+  assert.deepEqual(r.summarized, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.ok(r.dropped.every((i) => i > 11), `only current-round groups dropped: ${r.dropped}`);
+  const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i), "every input index once");
+  assert.equal(r.overBudget, false);
+  assert.equal(r.messages.filter((m) => m.role !== "system" && m !== r.summary).length, 4);
+  assert.equal((await reduce(r.messages, config)).reduced, false, "stable");
 });
 
 test("ChatHistory: 200 turns, the summarizer is called once per thresholdMessages + 1 turns", async () => {

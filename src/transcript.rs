@@ -60,6 +60,13 @@ pub mod flags {
     /// Belongs to the group of the message after it (the Responses API `reasoning` item
     /// before its function calls).
     pub const ATTACH_NEXT: u8 = 4;
+    /// A preview written by `progressive` (its text opens with `[offloaded N tokens as
+    /// ctx_…]`): already offloaded, it is not offloaded again.
+    pub const PREVIEW: u8 = 8;
+    /// A message `progressive` compressed: a tool run's digest (`[compressed tool run: …]`)
+    /// or a text the summarizer shortened (`[compressed; the original is ctx_…]`). It is
+    /// not offloaded or compressed again, and it is no real user input.
+    pub const COMPRESSED: u8 = 16;
 }
 
 /// One message, as the core sees it.
@@ -92,6 +99,13 @@ impl MessageInfo {
     }
     pub fn is_summary(&self) -> bool {
         self.flags & flags::SUMMARY != 0
+    }
+    /// Whether an earlier reduction wrote it: a preview or a compressed message.
+    pub fn is_written(&self) -> bool {
+        self.flags & (flags::PREVIEW | flags::COMPRESSED) != 0
+    }
+    pub fn is_compressed(&self) -> bool {
+        self.flags & flags::COMPRESSED != 0
     }
 }
 

@@ -3,6 +3,7 @@
 //! input, the budget, the accounting, stability and determinism.
 #![cfg(not(target_arch = "wasm32"))]
 
+use chat_history_reducer::strategies::progressive;
 use chat_history_reducer::{
     reduce_sync, should_reduce, Config, Fate, Format, LinkKind, MessageInfo, OptionValue,
     Reduction, Role, Slot, Transcript,
@@ -498,13 +499,17 @@ proptest! {
     }
 
     #[test]
-    fn progressive_keeps_the_invariants(case in case(), preview in 1.0..300.0f64, with_summarizer in any::<bool>()) {
-        use chat_history_reducer::strategies::progressive::{Action, Progressive};
+    fn progressive_keeps_the_invariants(
+        case in case(),
+        preview in 1.0..300.0f64,
+        large in prop_oneof![Just(500.0f64), 20.0..600.0f64],
+        with_summarizer in any::<bool>(),
+    ) {
         let t = &case.transcript;
         let mut pairs = case.pairs.clone();
         pairs.retain(|(k, _)| *k != "strategy");
         pairs.push(("strategy", OptionValue::Text("progressive".into())));
-        pairs.push(("largeMessageTokens", OptionValue::Number(500.0)));
+        pairs.push(("largeMessageTokens", OptionValue::Number(large)));
         pairs.push(("minToolRun", OptionValue::Number(3.0)));
         if with_summarizer {
             pairs.push(("summarizer", OptionValue::Function));
@@ -513,27 +518,122 @@ proptest! {
         if !should_reduce(t, &config) {
             return Ok(());
         }
-        let mut p = Progressive::new(t, &config);
-        let mut steps = 0;
-        loop {
-            steps += 1;
-            prop_assert!(steps < 10_000, "the machine does not stop");
-            let tokens = match p.next_action() {
-                Action::Finish => break,
-                Action::Offload { .. } => preview,
-                Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
-                Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
-                Action::Rewrite { target_tokens, .. } => target_tokens,
-            };
-            p.done(tokens);
-        }
-        let r = p.finish().unwrap();
+        let (r, done) = run_progressive(t, &config, preview)?;
         check_written(t, &config, &r)?;
+        // The new summary is protected as any summary: it stands, covering what it covers.
+        let summary = done.iter().enumerate().find_map(|(k, (a, _))| match a {
+            progressive::Action::SummarizeRounds { messages, .. } => Some((k as u32, messages)),
+            _ => None,
+        });
+        if let Some((k, covered)) = summary {
+            prop_assert!(r.output.contains(&Slot::New(k)), "the new summary was dropped");
+            for &i in covered {
+                prop_assert_eq!(r.fate[i as usize], Fate::Summarized, "message {} covered by the summary", i);
+            }
+        }
         // Written messages stand where what they replace stood: nothing written is lost.
         let written = r.output.iter().filter(|s| matches!(s, Slot::New(_))).count();
         let rewritten = r.indices(Fate::Rewritten).len();
         prop_assert!(written >= rewritten);
+        // 9. Stability: the output, read back as the next reduction reads it, is left as it is
+        // — previews, digests and compressed texts are not rewritten again, even over budget.
+        let again = read_back(t, &r, &done);
+        if should_reduce(&again, &config) {
+            let (r2, done2) = run_progressive(&again, &config, preview)?;
+            prop_assert!(done2.is_empty(), "reduced again: {:?}", done2);
+            prop_assert!(!r2.reduced, "reduced again: {:?}", r2.fate);
+        }
     }
+}
+
+/// Runs `progressive` with fixed sizes for what it writes; the actions done, with the tokens
+/// of what each wrote (the k-th wrote `Slot::New(k)`).
+fn run_progressive(
+    t: &Transcript,
+    config: &Config,
+    preview: f64,
+) -> Result<(Reduction, Vec<(progressive::Action, f64)>), TestCaseError> {
+    use progressive::Action;
+    let mut p = progressive::Progressive::new(t, config);
+    let mut done = Vec::new();
+    loop {
+        prop_assert!(done.len() < 10_000, "the machine does not stop");
+        let action = p.next_action();
+        let tokens = match &action {
+            Action::Finish => break,
+            Action::Offload { .. } => preview,
+            Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
+            Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
+            Action::Rewrite { target_tokens, .. } => *target_tokens,
+        };
+        p.done(tokens);
+        done.push((action, tokens));
+    }
+    Ok((p.finish().unwrap(), done))
+}
+
+/// The output of a progressive reduction as the boundary reads it back: kept messages as
+/// they were, a preview or compressed text as its original with that flag (and its calls
+/// and results), a digest and a summary as new messages.
+fn read_back(t: &Transcript, r: &Reduction, done: &[(progressive::Action, f64)]) -> Transcript {
+    use chat_history_reducer::flags;
+    use progressive::Action;
+    let mut out = Transcript::new(t.format);
+    let mut links_of: Vec<Vec<_>> = vec![Vec::new(); t.len()];
+    for l in &t.links {
+        links_of[l.message as usize].push(*l);
+    }
+    let copy = |out: &mut Transcript, i: usize, m: MessageInfo| {
+        out.push(m);
+        for l in &links_of[i] {
+            out.link(l.kind, l.key);
+        }
+    };
+    for slot in &r.output {
+        match *slot {
+            Slot::Input(i) => copy(&mut out, i as usize, t.messages[i as usize]),
+            Slot::New(k) => {
+                let (action, tokens) = &done[k as usize];
+                match action {
+                    Action::Offload { message } => {
+                        let mut m = t.messages[*message as usize];
+                        m.flags |= flags::PREVIEW;
+                        m.tokens = *tokens;
+                        copy(&mut out, *message as usize, m);
+                    }
+                    Action::Rewrite { message, .. } => {
+                        let mut m = t.messages[*message as usize];
+                        m.flags =
+                            (m.flags & !(flags::REAL_USER | flags::PREVIEW)) | flags::COMPRESSED;
+                        m.tokens = *tokens;
+                        copy(&mut out, *message as usize, m);
+                    }
+                    Action::CompressRun { .. } => {
+                        // An assistant message; in Gemini a user turn, no user input.
+                        let role = if t.format == Format::Gemini {
+                            Role::User
+                        } else {
+                            Role::Assistant
+                        };
+                        out.push(MessageInfo {
+                            role,
+                            flags: flags::COMPRESSED,
+                            tokens: *tokens,
+                        });
+                    }
+                    Action::SummarizeRounds { .. } => {
+                        out.push(MessageInfo {
+                            role: Role::User,
+                            flags: flags::SUMMARY,
+                            tokens: *tokens,
+                        });
+                    }
+                    Action::Finish => {}
+                }
+            }
+        }
+    }
+    out
 }
 
 #[test]

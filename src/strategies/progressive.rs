@@ -18,7 +18,7 @@ use super::{check_budget, choose_drops, CompressionEvent, Drops, Fate, Reduction
 use crate::budget::{counts_as_message, Targets};
 use crate::config::Config;
 use crate::error::ReduceError;
-use crate::protect::{protect, Protection};
+use crate::protect::{is_conversation, protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::{Role, Transcript};
 
@@ -66,6 +66,18 @@ pub enum Action {
     Finish,
 }
 
+/// What a written message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Writing {
+    /// One message rewritten in place (a preview, a compressed text).
+    InPlace,
+    /// A compressed tool run: one message for several, counting as one.
+    Digest,
+    /// A summary of previous rounds: one message for several which, as any summary, is
+    /// protected and counts as no message (SPEC §4).
+    Summary,
+}
+
 /// A message the reduction wrote, and where it stands.
 #[derive(Clone, Debug, PartialEq)]
 struct Written {
@@ -76,9 +88,7 @@ struct Written {
     covers: Vec<u32>,
     /// False once a round summary replaced it.
     standing: bool,
-    /// Whether it replaced its messages (a digest or summary: it counts as one message) or
-    /// rewrote one in place (a preview).
-    replaces: bool,
+    kind: Writing,
 }
 
 /// The state of a progressive reduction.
@@ -126,9 +136,21 @@ impl<'a> Progressive<'a> {
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
         let protection = protect(t, &s, config);
+        // The newest `keepLast` groups counted as `protect` counts them: conversation groups
+        // (system messages and summaries among them are no group of theirs). Counted over
+        // every group, a run of old tool groups could be one of them for `protect` and a run
+        // to compress for stage 1 — and its digest, one group for several, moved the
+        // protection of the next reduction back (SPEC §9.9).
         let mut keep_last_start = t.len();
-        for group in s.groups.iter().rev().take(config.keep_last) {
-            keep_last_start = group.start as usize;
+        let mut left = config.keep_last;
+        for g in (0..s.groups.len()).rev() {
+            if left == 0 {
+                break;
+            }
+            if is_conversation(t, &s, g) {
+                left -= 1;
+                keep_last_start = s.groups[g].start as usize;
+            }
         }
         Progressive {
             t,
@@ -166,11 +188,11 @@ impl<'a> Progressive<'a> {
             .zip(&self.fate)
             .filter(|(m, f)| **f != Fate::Summarized && counts_as_message(m))
             .count();
-        // Written messages that replace several stand for one each.
+        // A digest stands for one message; a summary for none.
         kept + self
             .written
             .iter()
-            .filter(|w| w.standing && self.fate[w.at as usize] == Fate::Summarized)
+            .filter(|w| w.standing && w.kind == Writing::Digest)
             .count()
     }
 
@@ -198,10 +220,13 @@ impl<'a> Progressive<'a> {
         !(m.is_summary() || m.is_system() && self.config.keep_system) && Some(i) != self.latest_user
     }
 
-    /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, and not
-    /// a reasoning item, which is never edited (it may go whole with its round or its run).
+    /// Whether message `i` may be rewritten in place (stages 2, 3, 5): touchable, not a
+    /// reasoning item, which is never edited (it may go whole with its round or its run),
+    /// and not written by an earlier reduction — a preview or a compressed text is as short
+    /// as these stages make it (a reduction of their result would rewrite them again,
+    /// previews of previews, each bigger than the last: SPEC §9.9).
     fn editable(&self, i: usize) -> bool {
-        self.touchable(i) && !self.reasoning(i)
+        self.touchable(i) && !self.reasoning(i) && !self.t.messages[i].is_written()
     }
 
     fn reasoning(&self, i: usize) -> bool {
@@ -210,11 +235,13 @@ impl<'a> Progressive<'a> {
 
     /// Whether stage 6 may compress message `i`: editable, or already rewritten in place by
     /// an earlier stage (a preview, a summary of a large message) but editable otherwise —
-    /// a reduction of the result would compress what stands there, so this one does.
+    /// a reduction of the result would compress what stands there, so this one does. A
+    /// preview an earlier reduction wrote is compressed too; what one compressed is not.
     fn compressible(&self, i: usize) -> bool {
         matches!(self.fate[i], Fate::Kept | Fate::Rewritten)
             && self.ever_touchable(i)
             && !self.reasoning(i)
+            && !self.t.messages[i].is_compressed()
     }
 
     /// The tokens message `i` stands for now: its own, or those of what was written for it.
@@ -422,30 +449,9 @@ impl<'a> Progressive<'a> {
         };
         let k = self.written.len() as u32;
         match action {
-            Action::CompressRun { messages } | Action::SummarizeRounds { messages, .. } => {
-                let at = messages[0];
-                for &i in &messages {
-                    let i = i as usize;
-                    if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
-                        self.running_messages -= 1;
-                    }
-                    self.running_tokens -= self.tokens[i];
-                    self.fate[i] = Fate::Summarized;
-                    self.tokens[i] = 0.0;
-                    // A digest or preview written here before is replaced too.
-                    self.retire_written(i);
-                }
-                self.running_tokens += tokens;
-                self.running_messages += 1;
-                self.written_at[at as usize] = Some(k);
-                self.stage_count += messages.len();
-                self.written.push(Written {
-                    at,
-                    tokens,
-                    covers: messages,
-                    standing: true,
-                    replaces: true,
-                });
+            Action::CompressRun { messages } => self.replace(messages, tokens, Writing::Digest),
+            Action::SummarizeRounds { messages, .. } => {
+                self.replace(messages, tokens, Writing::Summary)
             }
             Action::Offload { message } | Action::Rewrite { message, .. } => {
                 // What an earlier stage wrote for it (stage 6 compresses previews too) gives
@@ -460,7 +466,7 @@ impl<'a> Progressive<'a> {
                     tokens,
                     covers: vec![message],
                     standing: true,
-                    replaces: false,
+                    kind: Writing::InPlace,
                 });
                 self.stage_count += 1;
             }
@@ -468,12 +474,44 @@ impl<'a> Progressive<'a> {
         }
     }
 
+    /// `messages` are replaced by one new message of `tokens`, standing where the first stood.
+    fn replace(&mut self, messages: Vec<u32>, tokens: f64, kind: Writing) {
+        let Some(&at) = messages.first() else {
+            return;
+        };
+        let k = self.written.len() as u32;
+        for &i in &messages {
+            let i = i as usize;
+            if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
+                self.running_messages -= 1;
+            }
+            self.running_tokens -= self.tokens[i];
+            self.fate[i] = Fate::Summarized;
+            self.tokens[i] = 0.0;
+            // A digest or preview written here before is replaced too.
+            self.retire_written(i);
+        }
+        self.running_tokens += tokens;
+        if kind == Writing::Digest {
+            self.running_messages += 1;
+        }
+        self.written_at[at as usize] = Some(k);
+        self.stage_count += messages.len();
+        self.written.push(Written {
+            at,
+            tokens,
+            covers: messages,
+            standing: true,
+            kind,
+        });
+    }
+
     /// What was written for message `i`, if anything, stands no more: it counts for nothing
     /// (a digest that stood as a message of its own, for one message less).
     fn retire_written(&mut self, i: usize) {
         if let Some(old) = self.written_at[i].take() {
             let w = &mut self.written[old as usize];
-            if w.replaces {
+            if w.kind == Writing::Digest {
                 self.running_messages -= 1;
             }
             self.running_tokens -= w.tokens;
@@ -508,15 +546,22 @@ impl<'a> Progressive<'a> {
                     m.flags |= crate::transcript::flags::SUMMARY;
                 }
             }
+            // The new summary is a summary as any other: protected, and no message.
+            let mut protection = self.protection.clone();
             for w in &self.written {
-                view.messages[w.at as usize].tokens = w.tokens;
+                let m = &mut view.messages[w.at as usize];
+                m.tokens = w.tokens;
+                if w.standing && w.kind == Writing::Summary {
+                    m.flags |= crate::transcript::flags::SUMMARY;
+                    protection[self.s.group_of[w.at as usize] as usize] = Protection::Summary;
+                }
             }
             // The same groups, with the tokens they have now.
             let now = Structure::of(&view);
             drops = choose_drops(
                 &view,
                 &now,
-                &self.protection,
+                &protection,
                 self.config,
                 &self.targets,
                 0..self.s.groups.len(),
@@ -764,6 +809,76 @@ mod tests {
             .count();
         assert_eq!(new, 30);
         assert_eq!(r.indices(Fate::Rewritten).len(), 30);
+    }
+
+    #[test]
+    fn the_new_round_summary_stays_when_the_later_stages_are_not_enough() {
+        // Previous rounds summarised (stage 4), the current round compressed (stage 6), and
+        // still over the message target: truncation drops from the current round, never the
+        // summary it just wrote, which is protected as any summary and counts as no message.
+        let t = session(6, 3, 10.0);
+        let c = config(&[
+            ("targetMessages", Number(4.0)),
+            ("thresholdMessages", Number(0.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+        ]);
+        let (r, actions) = run(&t, &c);
+        let (k, covered) = actions
+            .iter()
+            .filter(|a| !matches!(a, Action::Finish))
+            .enumerate()
+            .find_map(|(k, a)| match a {
+                Action::SummarizeRounds { messages, .. } => Some((k as u32, messages.clone())),
+                _ => None,
+            })
+            .expect("previous rounds summarised");
+        assert!(r.output.contains(&Slot::New(k)), "{:?}", r.output);
+        assert_eq!(r.indices(Fate::Summarized), covered);
+        assert!(!r.over_budget);
+        assert_eq!(r.events.last().unwrap().kind, "truncate");
+        // Four messages besides the system prompt and the summary: the latest user input,
+        // one tool call with its result, the answer.
+        let messages = r
+            .output
+            .iter()
+            .filter(|s| match s {
+                Slot::Input(i) => !t.messages[*i as usize].is_system(),
+                Slot::New(n) => *n != k,
+            })
+            .count();
+        assert_eq!(messages, 4, "{:?}", r.output);
+    }
+
+    #[test]
+    fn keep_last_counts_the_groups_protect_counts_and_stage_1_leaves_them() {
+        // Two system messages at the end (keepSystem false: no protection of their own):
+        // the newest three conversation groups are the user input and the two tool groups
+        // before it, which stage 1 must not compress — as one digest they would be one group
+        // for the next reduction, whose keepLast would then reach back further.
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::User, 1.0));
+        t.push(MessageInfo::new(Role::Assistant, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        for key in 0..2 {
+            t.push(MessageInfo::new(Role::Assistant, 1.0));
+            t.link(LinkKind::Call, key);
+            t.push(MessageInfo::new(Role::Tool, 1.0));
+            t.link(LinkKind::Result, key);
+        }
+        t.push(MessageInfo::new(Role::User, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        t.push(MessageInfo::new(Role::System, 1.0));
+        let c = config(&[
+            ("keepLast", Number(3.0)),
+            ("keepSystem", Bool(false)),
+            ("targetMessages", Number(0.0)),
+            ("thresholdMessages", Number(0.0)),
+            ("minToolRun", Number(3.0)),
+        ]);
+        let (r, actions) = run(&t, &c);
+        assert!(actions.is_empty(), "{actions:?}");
+        assert_eq!(r.indices(Fate::Kept), vec![0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(r.indices(Fate::Dropped), vec![8, 9]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ export class ReduceError extends Error {
 
 // Role codes and flags: the same numbers as `Role::code` and `flags` in transcript.rs.
 const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
-const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4;
+const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4, PREVIEW = 8, COMPRESSED = 16;
 const CALL = 0, RESULT = 1;
 /** How many links before a result taken over its call is looked for (see `rekeyResults`). */
 const NEAR_LINKS = 64;
@@ -607,6 +607,40 @@ const MEDIA_OUTPUTS = new Set([
   "image-url", "file-data", "file-url",
 ]);
 
+/**
+ * `flags` with what the note opening a message's text says when a reduction wrote it
+ * (`offloadMessage`, `rewriteWithSummary`, `compressRun` below): PREVIEW, or COMPRESSED —
+ * which is no user input. `text`: the message's opening text (`openingText`).
+ */
+function noted(flags, text) {
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b) return flags; // "["
+  if (PREVIEW_NOTE.test(text)) return flags | PREVIEW;
+  if (COMPRESSED_NOTE.test(text) || RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
+  return flags;
+}
+
+/**
+ * The text where a rewritten message's note stands (see `rewriteTexts`): a string content,
+ * else the first tool result or text part that is not reasoning.
+ */
+function openingText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const p of content) {
+    if (p === null || typeof p !== "object") continue;
+    if (p.type === "tool_result") return p.content;
+    if (p.type === "tool-result") return p.output !== null && typeof p.output === "object" ? p.output.value : undefined;
+    if (p.functionResponse) {
+      const response = p.functionResponse.response;
+      return response !== null && typeof response === "object" ? response.content : undefined;
+    }
+    if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) return p.output;
+    const text = textOfPart(p);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
 function firstText(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
@@ -697,6 +731,7 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
+  flags = noted(flags, openingText(content));
   if ((content === undefined || content === null) && role !== ASSISTANT && name !== "function") {
     throw bad(i, `a ${name} message needs content (a string or an array of parts)${parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
   }
@@ -800,7 +835,7 @@ function readResponses(r, i, m) {
     let flags = 0;
     if (r.isSummaryText(firstText(content))) flags = SUMMARY;
     else if (role === USER) flags = REAL_USER;
-    r.begin(i, role, flags);
+    r.begin(i, role, noted(flags, openingText(content)));
     r.text(m.role);
     if (typeof content === "string") r.text(content);
     else if (Array.isArray(content)) {
@@ -837,7 +872,7 @@ function readResponses(r, i, m) {
   if (type.endsWith("_call_output")) {
     const id = linkId(m.call_id);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
-    r.begin(i, TOOL, 0);
+    r.begin(i, TOOL, noted(0, m.output));
     r.result(id);
     r.text(id);
     payload(r, m.output);
@@ -876,7 +911,7 @@ function readAnthropic(r, i, m) {
   if (Array.isArray(content) && role === USER) {
     realUser = content.length === 0 || content.some((b) => !(b && b.type === "tool_result"));
   }
-  const flags = r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(content));
   r.begin(i, realUser || role !== USER ? role : TOOL, flags);
   r.text(m.role);
   if (typeof content === "string") {
@@ -944,7 +979,7 @@ function readVercel(r, i, m) {
   let flags = 0;
   if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
   else if (role === USER) flags = REAL_USER;
-  r.begin(i, role, flags);
+  r.begin(i, role, noted(flags, openingText(content)));
   r.text(m.role);
   if (typeof content === "string") {
     r.text(content);
@@ -1011,7 +1046,7 @@ function readVercelUI(r, i, m) {
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
   const parts = m.parts;
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
-  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(parts));
   r.begin(i, role, flags);
   r.text(m.role);
   for (const p of parts) {
@@ -1045,7 +1080,7 @@ function readGemini(r, i, m) {
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
   const responsesOnly = parts.length > 0 && parts.every((p) => p && p.functionResponse);
   const realUser = role === USER && !responsesOnly;
-  const flags = r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0;
+  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(parts));
   r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
   r.text(m.role);
   for (const p of parts) {
@@ -1102,7 +1137,7 @@ function readLangChain(r, i, m) {
   if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
   if (type === "generic") role = openaiRole(d.role) ?? OTHER;
   const content = d.content;
-  const flags = role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0;
+  const flags = noted(role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(content));
   r.begin(i, role, flags);
   r.text(type);
   r.text(d.name);
@@ -2345,6 +2380,13 @@ function cutAt(text, chars) {
   return text.slice(0, last >= 0xD800 && last <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF ? chars - 1 : chars);
 }
 
+// The notes that open what a reduction wrote: a later reduction reads them (`noted`) and
+// leaves the message as it is — a preview is not previewed again, nor a digest or a
+// compressed text compressed again (SPEC §9.9).
+const PREVIEW_NOTE = /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /;
+const COMPRESSED_NOTE = /^\[compressed; the original is ctx_[0-9a-f]{16}, /;
+const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
+
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */
 export function offloadMessage(reading, index, previewChars, tokens) {
   const m = reading.items[index];
@@ -2410,8 +2452,11 @@ function resultOf(format, m) {
 }
 
 /**
- * Stage 1: `{message, id}`, one assistant message standing for the tool run at `indices`:
- * the summarizer's `summary`, or (without one) a digest of the calls and result previews.
+ * Stage 1: `{message, id}`, one message standing for the tool run at `indices`: the
+ * summarizer's `summary`, or (without one) a digest of the calls and result previews. An
+ * assistant message; in Gemini a user turn, as the function responses it stands for are:
+ * a run ends before a model turn — often a `functionCall` turn, which must follow a user
+ * or `functionResponse` turn (SPEC §9.4). Read back, it is no user input (`noted`).
  */
 export function compressRun(reading, indices, previewChars, summary) {
   const run = Array.from(indices, (i) => reading.items[i]);
@@ -2426,7 +2471,8 @@ export function compressRun(reading, indices, previewChars, summary) {
       if (reading.roles[indices[k]] === TOOL) lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
     });
   }
-  return { message: makeMessage(reading, "assistant", lines.join("\n")), id };
+  const role = reading.format === "gemini" ? "user" : "assistant";
+  return { message: makeMessage(reading, role, lines.join("\n")), id };
 }
 
 /**
