@@ -167,31 +167,31 @@ impl Reader<'_, '_> {
         (self.read)(key)
     }
 
-    #[inline(never)]
     fn number(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
-        match self.get(key)? {
-            OptionValue::Missing => Ok(None),
-            OptionValue::Number(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-            OptionValue::Number(n) => Err(ReduceError::config(
-                key,
-                format!("{key} must be a finite number ≥ 0, got {}", show(n)),
-            )),
-            other => Err(ReduceError::config(
-                key,
-                format!("{key} must be a number, got {}", other.type_name()),
-            )),
-        }
+        self.number_above(key, false)
     }
 
-    #[inline(never)]
     fn positive(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
+        self.number_above(key, true)
+    }
+
+    /// A finite number ≥ 0, or > 0 when `positive`.
+    #[inline(never)]
+    fn number_above(
+        &mut self,
+        key: &'static str,
+        positive: bool,
+    ) -> Result<Option<f64>, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
-            OptionValue::Number(n) if n.is_finite() && n > 0.0 => Ok(Some(n)),
+            OptionValue::Number(n) if n.is_finite() && (n > 0.0 || (n == 0.0 && !positive)) => {
+                Ok(Some(n))
+            }
             OptionValue::Number(n) => Err(ReduceError::config(
                 key,
                 format!(
-                    "{key} must be a finite number greater than 0, got {}",
+                    "{key} must be a finite number {}, got {}",
+                    if positive { "greater than 0" } else { "≥ 0" },
                     show(n)
                 ),
             )),

@@ -12,7 +12,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
-use crate::error::{ErrorCode, ReduceError};
+use crate::error::ReduceError;
 use crate::history::{spread, Stats};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
@@ -155,21 +155,7 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        let messages = if messages.is_undefined() || messages.is_null() {
-            Vec::new()
-        } else if Array::is_array(&messages) {
-            checked_messages(
-                Array::from(&messages).iter().collect(),
-                0,
-                "new ChatHistory",
-            )?
-        } else {
-            return Err(ReduceError::new(
-                ErrorCode::InvalidMessages,
-                "new ChatHistory: messages must be an array of messages",
-            )
-            .into());
-        };
+        let messages = super::js::starting_messages(&messages)?.iter().collect();
         ChatHistory::with_state(config, messages)
     }
 

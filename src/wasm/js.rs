@@ -242,6 +242,8 @@ extern "C" {
         result: &JsValue,
         duration_ms: f64,
     ) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = startingMessages)]
+    pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_name = checkMessages)]
     pub fn check_messages(values: &Array, before: u32, by: &str) -> Result<(), JsValue>;
 

@@ -2241,6 +2241,15 @@ export function reportReduction(onEvent, strategy, messages, tokens, result, dur
     });
 }
 
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of an array
+ * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise). */
+export function startingMessages(value) {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ReduceError("INVALID_MESSAGES", `new ChatHistory: messages must be an array of messages, got ${describe(value)}`);
+  checkMessages(value, 0, "new ChatHistory");
+  return value.slice();
+}
+
 /** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object (at
  * index `before` + its own): `ChatHistory` takes none of them. */
 export function checkMessages(values, before, by) {
