@@ -351,6 +351,14 @@ test("payload shapes of current APIs count what they hold", () => {
   const result = { type: "file_list", files: Array.from({ length: 200 }, (_, k) => `src/file${k}.rs`) };
   const vercelJson = { role: "tool", content: [{ type: "tool-result", toolCallId: "x", toolName: "ls", output: { type: "json", value: result } }] };
   assert.ok(estimateTokens(vercelJson, { format: "vercel", imageTokens: 0 }) > 500, "counted as text");
+  // A JSON result that is an array of objects with types of their own is its JSON text too.
+  const posts = Array.from({ length: 50 }, (_, k) => ({ type: k % 2 ? "social_media_post" : "file", text: `post ${k}` }));
+  for (const output of [{ type: "json", value: posts }, posts]) {
+    const m = { role: "tool", content: [{ type: "tool-result", toolCallId: "p", toolName: "feed", output }] };
+    assert.equal(estimateTokens(m, { format: "vercel" }), estimateTokens(m, { format: "vercel", imageTokens: 0 }), "no images");
+  }
+  const single = { role: "tool", tool_call_id: "x", content: JSON.stringify({ type: "image", url: "https://example.com/a.png" }) };
+  assert.ok(estimateTokens(single) < 40);
   // Anthropic MCP blocks: detected as Anthropic, linked, counted.
   const mcp = [
     { role: "user", content: "look it up" },
@@ -377,6 +385,9 @@ test("LangChain plain objects of every message type, and tool calls without an i
   const a = analyze(history, { maxTokens: 1000 });
   assert.equal(a.format, "langchain");
   assert.ok(a.messages[2].tokens > estimateTokens({ type: "ai", content: "" }), "the id-less call's name and args count");
+  assert.equal(a.messages[3].group, a.messages[2].group, "the FunctionMessage of its name answers it");
+  const tight = reduceSync(history, { maxTokens: 30, startOn: "any" });
+  assert.equal(tight.kept.includes(2), tight.kept.includes(3), "the call and its result stay or go together");
   const r = reduceSync(history, { maxTokens: 1000 });
   assert.equal(r.reduced, false);
   assert.equal(r.messages[2], history[2]);

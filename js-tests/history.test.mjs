@@ -85,3 +85,19 @@ test("reload answers only the ids it offloaded, whatever a model's tool call pas
     assert.equal(h.reload(id), undefined, String(id));
   }
 });
+
+test("messages of no format are refused by push, and a state toJSON did not write by fromJSON", () => {
+  const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  for (const bad of [{}, { role: "wizard", content: "x" }, { text: "no role" }]) {
+    assert.throws(() => h.push(bad), (e) => e.code === "INVALID_MESSAGE" && e.index === 3 && /any known format/.test(e.message), JSON.stringify(bad));
+  }
+  assert.equal(h.messages.length, 3);
+  const state = JSON.parse(JSON.stringify(h));
+  assert.throws(() => ChatHistory.fromJSON({ ...state, messages: [5] }, { maxTokens: 1000 }), (e) => e.code === "INVALID_MESSAGE" && e.index === 0);
+  // A calibration toJSON never writes (calibrate keeps it in [0.5, 2]) is not taken.
+  for (const calibration of [0, 1e400, -1, "2"]) {
+    const copy = ChatHistory.fromJSON({ ...state, calibration }, { maxTokens: 1000 });
+    assert.equal(copy.toJSON().calibration, null, String(calibration));
+  }
+  assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
+});

@@ -399,3 +399,36 @@ test("a preview never cuts an emoji (or any surrogate pair) in half", () => {
     }
   }
 });
+
+test("a large message with no text to carry a note (only a tool call) is not offloaded, and stays so", () => {
+  const input = () => [
+    { role: "user", content: "write files" },
+    { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "write_file", input: { code: "fn main() {}\n".repeat(600) } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+    { role: "assistant", content: "Done." },
+    { role: "user", content: "thanks" },
+  ];
+  for (const keepLast of [1, 5]) {
+    const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, keepLast };
+    const r = reduceSync(input(), config);
+    assert.deepEqual(r.rewritten, [], `keepLast ${keepLast}: nothing rewritten`);
+    assert.deepEqual(Object.keys(r.offloaded), [], "no original stored for a message that is not in the output as a preview");
+    const again = reduceSync(r.messages, config);
+    assert.equal(again.reduced, false, "reducing the result again changes nothing");
+  }
+});
+
+test("a user input that happens to start like a note is still the latest user input", async () => {
+  const { analyze } = await import("chat-history-reducer");
+  const typed = "[compressed; the original is ctx_0123456789abcdef, restored by context_reload]\nhello?";
+  const input = [
+    { role: "user", content: "a long question ".repeat(100) },
+    { role: "assistant", content: "an answer" },
+    { role: "user", content: typed },
+  ];
+  const a = analyze(input, { maxTokens: 100 });
+  assert.equal(a.messages[2].realUser, true);
+  assert.equal(a.messages[2].protectedBy, "latestUserInput");
+  const r = reduceSync(input, { maxTokens: 100 });
+  assert.ok(r.kept.includes(2) && r.dropped.includes(0));
+});

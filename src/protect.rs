@@ -70,6 +70,23 @@ pub fn starts_on_user_required(t: &Transcript, config: &Config) -> bool {
 }
 
 /// The protection of every group.
+/// The first of the newest `keep_last` conversation groups ([`is_conversation`]: system
+/// messages and summaries among them do not count), or the number of groups for none.
+pub fn keep_last_from(t: &Transcript, s: &Structure, keep_last: usize) -> usize {
+    let mut left = keep_last;
+    let mut first = s.groups.len();
+    for g in (0..s.groups.len()).rev() {
+        if left == 0 {
+            break;
+        }
+        if is_conversation(t, s, g) {
+            left -= 1;
+            first = g;
+        }
+    }
+    first
+}
+
 pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection> {
     let mut p = vec![Protection::None; s.groups.len()];
     for (g, group) in s.groups.iter().enumerate() {
@@ -86,16 +103,10 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
             p[g] = Protection::LatestUserInput;
         }
     }
-    let mut left = config.keep_last;
-    for g in (0..s.groups.len()).rev() {
-        if left == 0 {
-            break;
-        }
-        if is_conversation(t, s, g) {
-            left -= 1;
-            if !p[g].is_protected() {
-                p[g] = Protection::KeepLast;
-            }
+    let from = keep_last_from(t, s, config.keep_last);
+    for (g, protection) in p.iter_mut().enumerate().skip(from) {
+        if is_conversation(t, s, g) && !protection.is_protected() {
+            *protection = Protection::KeepLast;
         }
     }
     if starts_on_user_required(t, config) {

@@ -18,7 +18,7 @@ use super::{check_budget, choose_drops, CompressionEvent, Drops, Fate, Reduction
 use crate::budget::{counts_as_message, Targets};
 use crate::config::Config;
 use crate::error::ReduceError;
-use crate::protect::{is_conversation, protect, Protection};
+use crate::protect::{keep_last_from, protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::{Role, Transcript};
 
@@ -141,17 +141,10 @@ impl<'a> Progressive<'a> {
         // every group, a run of old tool groups could be one of them for `protect` and a run
         // to compress for stage 1 — and its digest, one group for several, moved the
         // protection of the next reduction back (SPEC §9.9).
-        let mut keep_last_start = t.len();
-        let mut left = config.keep_last;
-        for g in (0..s.groups.len()).rev() {
-            if left == 0 {
-                break;
-            }
-            if is_conversation(t, &s, g) {
-                left -= 1;
-                keep_last_start = s.groups[g].start as usize;
-            }
-        }
+        let keep_last_start = s
+            .groups
+            .get(keep_last_from(t, &s, config.keep_last))
+            .map_or(t.len(), |g| g.start as usize);
         Progressive {
             t,
             protection,

@@ -435,6 +435,7 @@ impl ChatHistory {
             )));
         }
         let messages = list(&get(&state, "messages"), "messages")?;
+        super::js::check_messages(&array(&messages), 0, "ChatHistory.fromJSON")?;
         let history = ChatHistory::with_state(config, messages)?;
         {
             let mut s = history.state.borrow_mut();
@@ -462,7 +463,10 @@ impl ChatHistory {
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
             s.pending_output = get(&state, "pendingOutputTokens").as_f64();
-            s.calibration = get(&state, "calibration").as_f64();
+            // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
+            s.calibration = get(&state, "calibration")
+                .as_f64()
+                .filter(|c| (crate::calibration::MIN..=crate::calibration::MAX).contains(c));
         }
         Ok(history)
     }

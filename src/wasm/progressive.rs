@@ -9,7 +9,7 @@ use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
     compress_run, make_message, now, offload_id, offload_message, pick, rewrite_with_summary,
-    wrap_summary, Reading,
+    wrap_summary, Reading, Written,
 };
 use super::summarize::{
     ask, failure_error, failure_event, finish, finish_plain, report, role_name, Failure,
@@ -25,6 +25,16 @@ struct Made {
     offload: Option<(String, Array)>,
 }
 
+/// A rewritten message and its original: none when the message has no text to carry the
+/// note (`rewriteTexts`), which is then left as it is.
+fn rewritten(reading: &Reading, w: Written, message: u32) -> Option<Made> {
+    let written = w.message();
+    (!written.is_undefined()).then(|| Made {
+        message: written,
+        offload: Some((w.id(), pick(reading, &[message]))),
+    })
+}
+
 /// The actions that need no summarizer: previews and digests.
 fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Option<Made> {
     let preview = call.config.preview_chars as u32;
@@ -32,10 +42,7 @@ fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Opt
         Action::Offload { message } => {
             let tokens = t.messages[*message as usize].tokens;
             let w = offload_message(reading, *message, preview, tokens);
-            Some(Made {
-                message: w.message(),
-                offload: Some((w.id(), pick(reading, &[*message]))),
-            })
+            rewritten(reading, w, *message)
         }
         Action::CompressRun { messages } => {
             let w = compress_run(reading, messages, preview, JsValue::UNDEFINED);
@@ -196,10 +203,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
             {
                 Ok(answer) => {
                     let w = rewrite_with_summary(reading, *message, &answer.text);
-                    Some(Made {
-                        message: w.message(),
-                        offload: Some((w.id(), pick(reading, &[*message]))),
-                    })
+                    rewritten(reading, w, *message)
                 }
                 Err(failure) => {
                     on_failure(kind.name(), failure, "none")?;

@@ -592,20 +592,22 @@ function payload(r, value) {
 }
 
 /** Whether a payload's part is an image, a file or other media (`imageTokens` each, not
- * its data as text): Anthropic's `image` and `document`, the AI SDK's `media` (v5) and
- * `image-data`, `file-url`…, OpenAI's `input_image`, `input_file`, `input_audio`. */
+ * its data as text): one of `MEDIA_PARTS`, matched exactly (a tool's JSON result may be an
+ * array of objects with a `type` of their own, such as "social_media_post"). */
 function mediaPart(part) {
-  return part !== null && typeof part === "object" && typeof part.type === "string" &&
-    /image|file|document|media|screenshot|audio/.test(part.type);
+  return part !== null && typeof part === "object" && MEDIA_PARTS.has(part.type);
 }
 
-/** Whole payloads that are one image (a tool's output that is a single object: matched
- * exactly, as a JSON result may have a `type` of its own): the Responses API's
- * `computer_screenshot`, and single parts of the kinds `mediaPart` knows. */
-const MEDIA_OUTPUTS = new Set([
-  "computer_screenshot", "input_image", "input_file", "image", "document", "media", "image-data",
-  "image-url", "file-data", "file-url",
+/** The media part types of tool results: Anthropic's `image` and `document`, the AI SDK's
+ * `media` (v5) and `image-data`, `file-url`… (v6), OpenAI's. */
+const MEDIA_PARTS = new Set([
+  "image", "document", "media", "image-data", "image-url", "file-data", "file-url", "file-id",
+  "image-file-id", "image_url", "input_image", "input_file", "input_audio", "computer_screenshot",
 ]);
+
+/** Whole payloads that are one image: the Responses API's (`computer_call_output`'s
+ * `computer_screenshot`, and its input parts). Any other single object is a tool's JSON. */
+const MEDIA_OUTPUTS = new Set(["computer_screenshot", "input_image", "input_file"]);
 
 /**
  * `flags` with what the note opening a message's text says when a reduction wrote it
@@ -613,9 +615,13 @@ const MEDIA_OUTPUTS = new Set([
  * which is no user input. `text`: the message's opening text (`openingText`).
  */
 function noted(flags, text) {
-  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b) return flags; // "["
+  // (Most texts do not start with "[", and those that do — JSON arrays, links — seldom go
+  // on as a note does.)
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b || !(text.startsWith("[offloaded ") || text.startsWith("[compressed"))) return flags;
   if (PREVIEW_NOTE.test(text)) return flags | PREVIEW;
-  if (COMPRESSED_NOTE.test(text) || RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
+  if (COMPRESSED_NOTE.test(text)) return flags | COMPRESSED;
+  // A compressed tool run in Gemini is a user turn (`compressRun`), and no user input.
+  if (RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
   return flags;
 }
 
@@ -1008,8 +1014,14 @@ function readVercel(r, i, m) {
         r.text(id);
         r.text(p.toolName);
         const out = p.output ?? p.result;
-        if (out !== null && typeof out === "object" && "value" in out && typeof out.type === "string") payload(r, out.value);
-        else payload(r, out);
+        // (An output of parts is `{ type: "content", value: [...] }`; the others hold text or
+        // JSON: `{ type: "text" | "json" | "error-text" | "error-json", value }`.)
+        if (out !== null && typeof out === "object" && "value" in out && typeof out.type === "string") {
+          if (out.type === "content") payload(r, out.value);
+          else r.json(out.value);
+        } else {
+          payload(r, out);
+        }
         break;
       }
       case "tool-approval-request": {
@@ -1156,11 +1168,14 @@ function readLangChain(r, i, m) {
     if (Array.isArray(calls)) {
       for (const c of calls) {
         if (c === null || typeof c !== "object") continue;
-        // (LangChain's `id` is optional: a call without one has no result to keep with it.)
+        // (LangChain's `id` is optional: a call without one is answered, if at all, by a
+        // FunctionMessage of its name.)
         const id = linkId(c.id);
         if (id !== undefined) {
           r.call(id);
           r.text(id);
+        } else {
+          r.call(`function:${c.name}`);
         }
         r.text(c.name);
         r.json(c.args);
@@ -2250,13 +2265,17 @@ export function startingMessages(value) {
   return value.slice();
 }
 
-/** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object (at
- * index `before` + its own): `ChatHistory` takes none of them. */
+/** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object of some
+ * format (at index `before` + its own): `ChatHistory` takes none of them. (Whether they
+ * fit the format of the history is seen when it is reduced.) */
 export function checkMessages(values, before, by) {
   for (let k = 0; k < values.length; k++) {
     const m = values[k];
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
       throw bad(before + k, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    if (fitMask(before + k, m, ALL_FORMATS) === 0) {
+      throw bad(before + k, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
     }
   }
 }
@@ -2339,27 +2358,34 @@ function rewriteTexts(format, m, replace) {
   if (!Array.isArray(content)) return withContent(format, m, replace(""));
   const texts = content.map(textOfPart).filter((t) => t !== undefined);
   const joined = replace(texts.join("\n"));
-  let placed = false;
+  // Whether a part took the rewritten text (`wrote`): a message without one (only a tool
+  // call, say) cannot carry the note, and is left as it is (undefined). The text parts'
+  // texts go, joined, into the first of them (`placed`).
+  let placed = false, wrote = false;
   const parts = [];
   for (const p of content) {
     if (p === null || typeof p !== "object") { parts.push(p); continue; }
     if (p.type === "tool_result") {
+      wrote = true;
       const inner = typeof p.content === "string" ? p.content : Array.isArray(p.content) ? p.content.map((b) => (b && b.text) || "").join("\n") : jsonText(p.content);
       parts.push({ ...p, content: replace(inner) });
     } else if (p.type === "tool-result") {
+      wrote = true;
       parts.push({ ...p, output: { type: "text", value: replace(payloadText(p.output)) } });
     } else if (p.functionResponse) {
+      wrote = true;
       parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { content: replace(jsonText(p.functionResponse.response)) } } });
     } else if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) {
+      wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
     } else if (textOfPart(p) !== undefined) {
       if (!placed) parts.push({ ...p, text: joined });
-      placed = true;
+      placed = wrote = true;
     } else {
       parts.push(p);
     }
   }
-  return withContent(format, m, parts);
+  return wrote ? withContent(format, m, parts) : undefined;
 }
 
 function payloadText(out) {
