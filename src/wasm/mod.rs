@@ -40,11 +40,15 @@ extern "C" {
 }
 
 /// When the module starts: a panic is a bug (SPEC §9.11: bad input is a `ReduceError`), so
-/// say where on the console before the module traps.
+/// say where on the console before the module traps. (Where only: the panic's message would
+/// bring the formatting of every payload into the module, 0.4 KB gzipped.)
 #[wasm_bindgen(start, private)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
-        console_error(&format!("chat-history-reducer: {info}"));
+        let (file, line) = info.location().map_or(("?", 0), |l| (l.file(), l.line()));
+        console_error(&format!(
+            "chat-history-reducer: a bug (a panic) at {file}:{line}; please report it"
+        ));
     }));
 }
 
