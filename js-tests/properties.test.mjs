@@ -193,6 +193,14 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
     // Accounting: every input index once.
     const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
     assert.deepEqual(all, input.map((_, i) => i), where);
+    // The originals behind offload ids are input messages rewritten or summarized (not kept,
+    // not dropped: a preview the final truncation removed stands for nothing).
+    for (const [id, originals] of Object.entries(r.offloaded)) {
+      for (const o of originals) {
+        const i = input.indexOf(o);
+        assert.ok(r.rewritten.includes(i) || r.summarized.includes(i), `${where}: ${id} stands for input ${i}, rewritten or summarized`);
+      }
+    }
     // Identity and order of what was kept.
     const kept = r.messages.filter((m) => input.includes(m));
     assert.deepEqual(kept.map((m) => input.indexOf(m)), r.kept, where);

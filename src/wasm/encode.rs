@@ -1,6 +1,6 @@
 //! Writing the answers: a [`Reduction`] into `ReduceResult`, events into plain objects.
 
-use js_sys::{Array, Object};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::js::{build_result, make_event, Reading};
@@ -15,11 +15,13 @@ pub fn event_object(e: &CompressionEvent) -> Object {
 }
 
 /// What a reduction wrote besides indices: the new messages (`Slot::New(k)` is
-/// `written[k]`), the summary among them, and the offloaded originals.
+/// `written[k]`), the summary among them, and the originals each stands for, by offload id
+/// (`offload_ids[k]`, undefined for none).
 pub struct Writings {
     pub written: Array,
     pub summary: JsValue,
     pub offloaded: Object,
+    pub offload_ids: Array,
 }
 
 impl Writings {
@@ -28,7 +30,28 @@ impl Writings {
             written: Array::new(),
             summary: JsValue::UNDEFINED,
             offloaded: Object::new(),
+            offload_ids: Array::new(),
         }
+    }
+
+    /// The originals of the written messages in `r`'s output only: one a later stage
+    /// replaced, or the final truncation removed, stands for nothing (its originals are
+    /// then dropped or summarized: SPEC §8 counts each input index once).
+    fn offloaded_in(&self, r: &Reduction) -> Object {
+        if self.offload_ids.length() == 0 {
+            return self.offloaded.clone();
+        }
+        let out = Object::new();
+        for slot in &r.output {
+            if let Slot::New(k) = *slot {
+                let id = self.offload_ids.get(k);
+                if id.is_string() {
+                    let originals = Reflect::get(&self.offloaded, &id).unwrap_or_default();
+                    let _ = Reflect::set(&out, &id, &originals);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -98,7 +121,7 @@ pub fn encode_result(
         output,
         &writings.written,
         &writings.summary,
-        &writings.offloaded,
+        &writings.offloaded_in(r),
         kept,
         dropped,
         summarized,

@@ -64,8 +64,14 @@ fn record(
     writings: &Writings,
 ) -> Result<(), JsValue> {
     let tokens = count_new_message(&made.message, call, t.format)?;
-    if let Some((id, originals)) = made.offload {
-        set(&writings.offloaded, &id, originals);
+    match made.offload {
+        Some((id, originals)) => {
+            set(&writings.offloaded, &id, originals);
+            writings.offload_ids.push(&JsValue::from(id));
+        }
+        None => {
+            writings.offload_ids.push(&JsValue::UNDEFINED);
+        }
     }
     writings.written.push(&made.message);
     p.done(tokens);

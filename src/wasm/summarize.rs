@@ -259,7 +259,7 @@ pub async fn reduce_with_summarizer(
                     let writings = Writings {
                         written: Array::of1(&summary),
                         summary,
-                        offloaded: Object::new(),
+                        ..Writings::none()
                     };
                     return finish(call, reading, &r, writings, events, started);
                 }
