@@ -97,7 +97,8 @@ impl Estimating {
     }
 }
 
-/// The weight of the texts of each of messages `indices`, as `weighed(i, weight)`.
+/// The weight of the texts of each of messages `indices`, as `weighed(i, weight)`: its role
+/// name's (weighed once for all, by its code), then its pieces'.
 fn weigh_texts<T: Encoding>(
     reading: &Reading,
     indices: &[u32],
@@ -105,15 +106,33 @@ fn weigh_texts<T: Encoding>(
     mut weighed: impl FnMut(usize, f64),
 ) {
     let counts = reading.piece_counts(indices);
-    let pieces = counts.iter().map(|&c| c as usize).sum();
+    let pieces = counts.iter().map(|&c| (c & 0xFF_FFFF) as usize).sum();
+    let names = role_weights(&reading.role_names(), scanner);
     let mut texts = Encoded::<T>::new(reading, indices, pieces);
     for (k, &i) in indices.iter().enumerate() {
+        let c = counts.get(k).copied().unwrap_or(0);
+        // (Added first, as the first text was: the sum is the same to the bit.)
         let mut weight = 0.0;
-        for _ in 0..counts.get(k).copied().unwrap_or(0) {
+        if let Some(role) = (c >> 24).checked_sub(1).and_then(|n| names.get(n as usize)) {
+            weight += role;
+        }
+        for _ in 0..c & 0xFF_FFFF {
             weight += texts.next(|text| scanner.weigh_text(text));
         }
         weighed(i as usize, weight);
     }
+}
+
+/// The weight of each name of `names` (each followed by a 0 byte).
+fn role_weights(names: &str, scanner: &Scanner) -> Vec<f64> {
+    let (bytes, mut weights, mut start) = (names.as_bytes(), Vec::new(), 0);
+    for (at, &b) in bytes.iter().enumerate() {
+        if b == 0 {
+            weights.push(scanner.weigh_bytes(&bytes[start..at]));
+            start = at + 1;
+        }
+    }
+    weights
 }
 
 /// How JavaScript writes texts into wasm memory: UTF-8 (`TextEncoder`, everywhere) or

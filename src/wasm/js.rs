@@ -79,9 +79,14 @@ extern "C" {
     /// Whether some texts wait to be estimated (in length mode: payloads of plain data).
     #[wasm_bindgen(method, getter)]
     pub fn deferred(this: &Reading) -> bool;
-    /// How many texts (pieces) each of messages `indices` has to estimate.
+    /// How many texts (pieces) each of messages `indices` has to estimate (the low 24
+    /// bits), and the code of its role name in [`Reading::role_names`] (the top 8 bits;
+    /// 0 for none).
     #[wasm_bindgen(method, js_name = pieceCounts)]
     pub fn piece_counts(this: &Reading, indices: &[u32]) -> Vec<u32>;
+    /// The role names that codes 1, 2, … stand for, each followed by `'\0'`.
+    #[wasm_bindgen(method, getter, js_name = roleNames)]
+    pub fn role_names(this: &Reading) -> String;
     /// Whether texts are best encoded as UTF-16 here ([`Reading::encode_utf16_into`]: Node,
     /// whose `Buffer` writes them several times faster than `TextEncoder` writes UTF-8).
     #[wasm_bindgen(method, getter, js_name = wideTexts)]
