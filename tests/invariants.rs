@@ -4,6 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use chat_history_reducer::strategies::progressive;
+use chat_history_reducer::structure::Structure;
 use chat_history_reducer::{
     reduce_sync, should_reduce, Config, Fate, Format, LinkKind, MessageInfo, OptionValue,
     Reduction, Role, Slot, Transcript,
@@ -688,11 +689,12 @@ fn check_decisive(case: &Case, known_share: f64, target_share: f64) -> Result<()
             m.tokens = 0.0;
         }
     }
-    count_decisive(&mut partial, &config, &mut known, |indices, t| {
+    let (_, structure) = count_decisive(&mut partial, &config, &mut known, |indices, t| {
         for &i in indices {
             t.messages[i as usize].tokens = full.messages[i as usize].tokens;
         }
     });
+    prop_assert_eq!(&structure, &Structure::of(&partial));
     let uncounted: f64 = (0..full.len())
         .filter(|&i| !known[i])
         .map(|i| full.messages[i].tokens)

@@ -38,7 +38,9 @@ pub fn can_leave_oldest_uncounted(config: &Config) -> bool {
 /// of protected groups, then whole groups from the newest back until the protected and
 /// newer groups alone exceed `maxTokens`. `count(indices, t)` puts the counts of messages
 /// `indices` into `t` (one call per batch; batches are sized by the tokens still missing
-/// at the average so far). Returns whether some messages stay uncounted.
+/// at the average so far). Returns whether some messages stay uncounted, and the structure
+/// of `t` as counted (the one [`Structure::of`] makes of it then: made once, for the
+/// reduction too).
 ///
 /// Why that decides the reduction: `truncate` removes unprotected groups oldest first while
 /// the total is over the target (≤ `maxTokens`); with the counted groups alone over it,
@@ -51,9 +53,9 @@ pub fn count_decisive(
     config: &Config,
     known: &mut [bool],
     mut count: impl FnMut(&[u32], &mut Transcript),
-) -> bool {
+) -> (bool, Structure) {
     let max = config.max_tokens.unwrap_or(f64::INFINITY);
-    let s = Structure::of(t);
+    let mut s = Structure::of(t);
     let p = protect(t, &s, config);
     let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
         count(indices, t);
@@ -107,5 +109,9 @@ pub fn count_decisive(
         };
         batch = needed.clamp(16, 1 << 20);
     }
-    known.iter().any(|&k| !k)
+    // The groups' tokens as counted now (summed in message order, as `Structure::of` sums).
+    for group in &mut s.groups {
+        group.tokens = group.range().fold(0.0, |sum, i| sum + t.messages[i].tokens);
+    }
+    (known.iter().any(|&k| !k), s)
 }

@@ -322,7 +322,11 @@ fn decode_with(
         && estimating::decisive_allowed(config, &reading, counted || given_any)
         && reading.units(&missing, estimating::FEW_UNITS) > estimating::FEW_UNITS
     {
-        estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw)
+        let (pending, structure) =
+            estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw);
+        // (The reduction that follows takes it: see `memo::structure`.)
+        super::memo::offer_structure(version, config.calibration, structure);
+        pending
     } else {
         est.estimate(&reading, &missing, &mut raw);
         for &i in &missing {

@@ -12,6 +12,7 @@ use super::js::Reading;
 use crate::config::Config;
 use crate::estimate::{self, Estimator, Scanner, Weights};
 use crate::strategies::truncate;
+use crate::structure::Structure;
 use crate::transcript::Transcript;
 
 /// What estimating a message takes from the config.
@@ -313,8 +314,9 @@ pub fn decisive_allowed(config: &Config, reading: &Reading, counted: bool) -> bo
 }
 
 /// Estimates what a `truncate` reduction needs of `missing` (messages without a count, at
-/// token 0 in `t`; see `truncate::count_decisive`). Returns whether some stay unestimated;
-/// the reading then keeps what [`complete`] needs to estimate them later.
+/// token 0 in `t`; see `truncate::count_decisive`). Returns whether some stay unestimated
+/// (the reading then keeps what [`complete`] needs to estimate them later), and the
+/// structure of `t`.
 pub fn estimate_decisive(
     reading: &Reading,
     est: &Estimating,
@@ -322,12 +324,12 @@ pub fn estimate_decisive(
     config: &Config,
     missing: &[u32],
     raw: &mut [f64],
-) -> bool {
+) -> (bool, Structure) {
     let mut known = vec![true; t.len()];
     for &i in missing {
         known[i as usize] = false;
     }
-    let pending = truncate::count_decisive(t, config, &mut known, |indices, t| {
+    let (pending, structure) = truncate::count_decisive(t, config, &mut known, |indices, t| {
         est.estimate(reading, indices, raw);
         for &i in indices {
             t.messages[i as usize].tokens = est.tokens(raw[i as usize]);
@@ -337,7 +339,7 @@ pub fn estimate_decisive(
         install();
         reading.set_estimator(&est.params());
     }
-    pending
+    (pending, structure)
 }
 
 /// Estimates the messages a reduction left unestimated (see [`estimate_decisive`]) and

@@ -127,11 +127,28 @@ pub fn keep_reduction(version: f64, config: &Config, r: &Rc<(Reduction, Indices)
     })
 }
 
+thread_local! {
+    /// The structure made while the transcript of a reading was being decoded (a decisive
+    /// estimate needs one), with the reading's version and the calibration: for the
+    /// reduction of that transcript, which comes next ([`structure`]).
+    static OFFERED: RefCell<Option<(f64, u64, Rc<Structure>)>> = const { RefCell::new(None) };
+}
+
+/// Offers `s`, the structure of the transcript of reading `version` under `calibration`,
+/// to the next [`structure`] call (it replaces what an earlier call offered).
+pub fn offer_structure(version: f64, calibration: f64, s: Structure) {
+    OFFERED.set(Some((version, calibration.to_bits(), Rc::new(s))));
+}
+
 /// The structure of `t`, the transcript of reading `version` under `calibration`: the one
-/// kept with it; else made from the structure kept for reading `base` (the first messages
-/// of a history that grew: [`Structure::extend`]), or anew; kept with the transcript.
+/// offered for it ([`offer_structure`]) or kept with it; else made from the structure kept
+/// for reading `base` (the first messages of a history that grew: [`Structure::extend`]),
+/// or anew; kept with the transcript.
 pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> Rc<Structure> {
     let calibration = calibration.to_bits();
+    let offered = OFFERED
+        .take()
+        .filter(|(v, c, s)| *v == version && *c == calibration && s.len() == t.len());
     let find = |memos: &[Memo], v: f64| {
         memos
             .iter()
@@ -141,12 +158,17 @@ pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> R
         if let Some(s) = find(memos, version).and_then(|k| memos[k].structure.clone()) {
             return s;
         }
-        // (The base's entry is let go: what it was kept for is done.)
-        let extended = find(memos, base)
-            .map(|k| memos.remove(k))
-            .and_then(|m| m.structure)
-            .and_then(|s| s.extend(t));
-        let s = Rc::new(extended.unwrap_or_else(|| Structure::of(t)));
+        let s = match offered {
+            Some((_, _, s)) => s,
+            None => {
+                // (The base's entry is let go: what it was kept for is done.)
+                let extended = find(memos, base)
+                    .map(|k| memos.remove(k))
+                    .and_then(|m| m.structure)
+                    .and_then(|s| s.extend(t));
+                Rc::new(extended.unwrap_or_else(|| Structure::of(t)))
+            }
+        };
         if let Some(k) = find(memos, version) {
             memos[k].structure = Some(Rc::clone(&s));
         }
