@@ -4,6 +4,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { readFileSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import init, {
   reduce,
   reduceSync,
@@ -60,6 +63,38 @@ test("the package resolves to the Node entry and ships its typings", () => {
 test("init() is available and harmless in Node, where the module is already loaded", async () => {
   await init();
   assert.equal(typeof reduceSync, "function");
+});
+
+/** The installed package's directory. */
+function packageRoot() {
+  return dirname(createRequire(import.meta.url).resolve("chat-history-reducer/package.json"));
+}
+
+/** Runs an ES module `script` in a fresh Node process (from this directory, so that the
+ * package resolves by name); `before`: a module to `--import` first. */
+function runNode(script, before) {
+  const args = before ? ["--import", before] : [];
+  const out = spawnSync(process.execPath, [...args, "--input-type=module", "-e", script], {
+    cwd: dirname(new URL(import.meta.url).pathname),
+    encoding: "utf8",
+  });
+  assert.equal(out.status, 0, `exit ${out.status}:\n${out.stdout}${out.stderr}`);
+  return out.stdout + out.stderr;
+}
+
+test("importing the Node entry and the workerd entry prints nothing (initSync is called with { module })", () => {
+  assert.equal(runNode(`const m = await import("chat-history-reducer"); m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 });`), "");
+  // workerd hands the .wasm import over as a compiled WebAssembly.Module: so does this hook.
+  const hooks = `export async function load(url, context, next) {
+  if (!url.endsWith(".wasm")) return next(url, context);
+  return { format: "module", shortCircuit: true, source: \`import { readFileSync } from "node:fs";
+export default new WebAssembly.Module(readFileSync(new URL(\${JSON.stringify(url)})));\` };
+}`;
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const workerd = pathToFileURL(join(packageRoot(), "workerd.js")).href;
+  assert.equal(runNode(`const m = await import(${JSON.stringify(workerd)});
+if (m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 }).reduced !== false) throw new Error("workerd entry");`,
+  `data:text/javascript,${encodeURIComponent(register)}`), "");
 });
 
 test("reduceSync fits the budget, keeps tool groups whole, starts on a user message", () => {
