@@ -97,6 +97,45 @@ if (m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 }).reduced !=
   `data:text/javascript,${encodeURIComponent(register)}`), "");
 });
 
+test("the web entry called before init() throws an Error that says so; initSync({ module }) then loads it silently", () => {
+  // In a process of its own: two instances of the glue would share reader.js.
+  const web = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer.js")).href;
+  const wasm = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer_bg.wasm")).href;
+  const out = runNode(`
+import { readFileSync } from "node:fs";
+const web = await import(${JSON.stringify(web)});
+const messages = [{ role: "user", content: "hi" }], config = { maxTokens: 9 };
+const calls = {
+  reduceSync: () => web.reduceSync(messages, config),
+  shouldReduce: () => web.shouldReduce(messages, config),
+  estimateTokens: () => web.estimateTokens(messages, config),
+  analyze: () => web.analyze(messages, config),
+  calibrate: () => web.calibrate(messages, 5, config),
+  ChatHistory: () => new web.ChatHistory(config, messages),
+  fromJSON: () => web.ChatHistory.fromJSON({ version: 1 }, config),
+};
+const seen = {};
+const check = (name, e) => {
+  if (e instanceof TypeError || !(e instanceof Error) || !/call .*init\\(\\)/.test(e.message)) throw new Error(name + ": " + e);
+  seen[name] = e.message;
+};
+for (const [name, call] of Object.entries(calls)) {
+  try { call(); } catch (e) { check(name, e); continue; }
+  throw new Error(name + " did not throw");
+}
+// reduce returns a promise, rejected.
+let promise;
+try { promise = web.reduce(messages, config); } catch (e) { throw new Error("reduce threw: " + e); }
+await promise.then(() => { throw new Error("reduce resolved"); }, (e) => check("reduce", e));
+if (Object.keys(seen).length !== 8) throw new Error(JSON.stringify(seen));
+web.initSync({ module: readFileSync(new URL(${JSON.stringify(wasm)})) });
+if (web.reduceSync(messages, config).reduced !== false || !(new web.ChatHistory(config) instanceof web.ChatHistory)) throw new Error("after initSync");
+if (web.initSync({ module: new WebAssembly.Module(readFileSync(new URL(${JSON.stringify(wasm)}))) }) === undefined) throw new Error("initSync again");
+console.log(seen.reduceSync);
+`);
+  assert.match(out, /^chat-history-reducer: .*init\(\).*\n$/, "only the message printed, no warning");
+});
+
 test("reduceSync fits the budget, keeps tool groups whole, starts on a user message", () => {
   const input = conversation(15);
   const before = estimateTokens(input);

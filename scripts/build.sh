@@ -11,8 +11,10 @@
 # gzipped −2 KB, no change in the throughput benchmarks. The target_features section is
 # linker metadata (the features are enabled below): stripped, −121 bytes gzipped.
 #
-# scripts/eager.mjs then has V8 compile the JavaScript that every call runs (the glue, most of
-# reader.js) when the module is imported rather than on the first call (see its header).
+# scripts/guard.mjs then has the web glue's exports throw a clear error when called before
+# init() (one check of a module variable each), and scripts/eager.mjs has V8 compile the
+# JavaScript that every call runs (the glue, most of reader.js) when the module is imported
+# rather than on the first call (see its header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -30,6 +32,7 @@ node_modules/.bin/wasm-opt -Oz --converge --one-caller-inline-max-function-size=
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
+node scripts/guard.mjs "$out"
 node scripts/eager.mjs "$out"
 cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"
 raw=$(wc -c <"$wasm")
