@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import init, {
+  ChatHistory,
   reduce,
   reduceSync,
   shouldReduce,
@@ -456,6 +457,45 @@ test("no input is 0 tokens, not -0", () => {
     assert.ok(Object.is(r.tokensBefore, 0) && Object.is(r.tokensAfter, 0), estimator);
     assert.ok(Object.is(analyze([], { maxTokens: 5, estimator }).totalTokens, 0), estimator);
   }
+});
+
+test("a count above Number.MAX_SAFE_INTEGER is INVALID_CONFIG with its index: no total is ever Infinity", async () => {
+  const input = conversation(2);
+  const cases = [
+    ["tokenCounts", 1, { tokenCounts: [3, 1e308, 1e308] }],
+    ["tokenCounts", 2, { tokenCounts: new Float64Array([3, 4, Number.MAX_SAFE_INTEGER + 2]) }],
+    ["countTokens", 0, { countTokens: () => 1e308 }],
+  ];
+  for (const [field, index, counts] of cases) {
+    const config = { maxTokens: 100, ...counts };
+    const calls = [
+      () => reduceSync(input, config), () => estimateTokens(input, config), () => analyze(input, config),
+      () => shouldReduce(input, config),
+    ];
+    const invalid = (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === field && e.index === index &&
+      /at most 9007199254740991 \(Number\.MAX_SAFE_INTEGER\)/.test(e.message);
+    for (const call of calls) assert.throws(call, invalid, `${field} ${call}`);
+    await assert.rejects(reduce(input, config), invalid);
+  }
+  // The bound itself is a count, and any number of them add up to a finite total.
+  const max = Number.MAX_SAFE_INTEGER;
+  const r = reduceSync(input, { maxTokens: 100, tokenCounts: input.map(() => max) });
+  assert.ok(Number.isFinite(r.tokensBefore) && r.tokensBefore >= max * (input.length - 1), String(r.tokensBefore));
+  assert.ok(Number.isFinite(r.tokensAfter) && r.overBudget);
+  assert.ok(Number.isFinite(estimateTokens(input, { countTokens: () => max })));
+  // What SPEC §3 leaves to the next source stays so: not a finite number ≥ 0.
+  assert.equal(estimateTokens(input, { tokenCounts: [Infinity, -1, NaN] }), estimateTokens(input));
+  // ChatHistory takes no count above the bound either: from recordUsage, nor from a state.
+  const h = new ChatHistory({ maxTokens: 100 }, input);
+  await h.prepare();
+  for (const usage of [{ inputTokens: 1e308 }, { outputTokens: 2 ** 60 }]) {
+    assert.throws(() => h.recordUsage(usage), (e) => e.code === "INVALID_CONFIG" && e.field === "usage" && /MAX_SAFE_INTEGER/.test(e.message));
+  }
+  const state = JSON.parse(JSON.stringify(h));
+  const copy = ChatHistory.fromJSON({ ...state, counts: state.messages.map(() => 1e308), pendingOutputTokens: 1e308 }, { maxTokens: 100 });
+  assert.deepEqual(copy.toJSON().counts, state.messages.map(() => null));
+  assert.equal(copy.toJSON().pendingOutputTokens, null);
+  assert.deepEqual(await copy.prepare(), state.messages);
 });
 
 test("tokenCounts may be a typed array or another array-like, as the typings say", () => {

@@ -1,6 +1,11 @@
 //! The bookkeeping of a `ChatHistory` (SPEC §7) that is not about JavaScript objects:
 //! provider-reported counts spread over the messages they cover, and the running stats.
 
+/// The largest token count a `ChatHistory` takes from `recordUsage` or a saved state:
+/// `Number.MAX_SAFE_INTEGER`, the bound `reader.js` puts on `tokenCounts` and `countTokens`
+/// (its `MAX_COUNT`), under which a sum of any number of counts stays finite.
+pub const MAX_COUNT: f64 = 9_007_199_254_740_991.0;
+
 /// Spreads a provider's `inputTokens` for a prompt over its messages in proportion to
 /// their estimates, so later decisions use the provider's total (tool definitions and
 /// per-request overhead included) while each message keeps its share.
@@ -41,6 +46,15 @@ mod tests {
         assert_eq!(counts, vec![15.0, 45.0, 90.0]);
         assert_eq!(spread(&[0.0, 0.0], 10.0), vec![0.0, 0.0]);
         assert_eq!(spread(&[5.0], f64::NAN), vec![5.0]);
+    }
+
+    #[test]
+    fn the_count_bound_is_the_one_of_reader_js() {
+        assert_eq!(MAX_COUNT, 2f64.powi(53) - 1.0, "Number.MAX_SAFE_INTEGER");
+        let js = include_str!("wasm/reader.js");
+        assert!(js.contains("\nconst MAX_COUNT = Number.MAX_SAFE_INTEGER;\n"));
+        // Any number of counts at the bound add up to a finite total.
+        assert!((MAX_COUNT * u32::MAX as f64).is_finite());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
 use crate::error::ReduceError;
-use crate::history::{spread, Stats};
+use crate::history::{spread, Stats, MAX_COUNT};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
 const STATE_VERSION: u32 = 1;
@@ -79,6 +79,12 @@ fn checked_messages(
 ) -> Result<Vec<JsValue>, JsValue> {
     super::js::check_messages(&array(&values), before as u32, by)?;
     Ok(values)
+}
+
+/// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
+/// to [`MAX_COUNT`].
+fn token_count(value: &JsValue) -> Option<f64> {
+    value.as_f64().filter(|n| (0.0..=MAX_COUNT).contains(n))
 }
 
 fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
@@ -282,11 +288,14 @@ impl ChatHistory {
         let number = |key: &str| -> Result<Option<f64>, JsValue> {
             match get(&usage, key) {
                 v if v.is_undefined() || v.is_null() => Ok(None),
-                v => match v.as_f64() {
-                    Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-                    _ => Err(ReduceError::config(
+                v => match token_count(&v) {
+                    Some(n) => Ok(Some(n)),
+                    None => Err(ReduceError::config(
                         "usage",
-                        format!("recordUsage: {key} must be a finite number ≥ 0"),
+                        format!(
+                            "recordUsage: {key} must be a finite number ≥ 0, at most \
+                             9007199254740991 (Number.MAX_SAFE_INTEGER)"
+                        ),
                     )
                     .into()),
                 },
@@ -443,7 +452,9 @@ impl ChatHistory {
             let counts = get(&state, "counts");
             if Array::is_array(&counts) {
                 for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
-                    if let Some(n) = c.as_f64() {
+                    // (Only a count recordUsage could have made: another would fail every
+                    // later prepare() as tokenCounts.)
+                    if let Some(n) = token_count(&c) {
                         s.counts.set(m, &JsValue::from(n));
                     }
                 }
@@ -462,7 +473,7 @@ impl ChatHistory {
                 tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0),
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
-            s.pending_output = get(&state, "pendingOutputTokens").as_f64();
+            s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
             // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
             s.calibration = get(&state, "calibration")
                 .as_f64()

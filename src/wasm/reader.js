@@ -1554,7 +1554,15 @@ function allUnchanged(items, prev, given) {
   return prev.n === items.length && sameRun(items, 0, prev, 0, READERS[prev.format].same, undefined, given) === items.length;
 }
 
-/** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
+/** The largest token count taken from `tokenCounts` or `countTokens` (as from
+ * `recordUsage`: `MAX_COUNT` in history.rs): a sum of any number of them stays finite, where
+ * two counts of 1e308 made the totals Infinity. No context window comes near it. */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+const AT_MOST = `at most ${MAX_COUNT} (Number.MAX_SAFE_INTEGER)`;
+
+/** `tokenCounts[i]` for every message: the count, or -1 where none is given (SPEC §3: what
+ * is not a finite number ≥ 0 leaves the message to the next source). A finite count above
+ * `MAX_COUNT` is INVALID_CONFIG. */
 function givenCounts(tokenCounts, n) {
   const given = new Float64Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
@@ -1564,7 +1572,11 @@ function givenCounts(tokenCounts, n) {
     } catch (e) {
       throw new ReduceError("INVALID_CONFIG", `reading tokenCounts[${i}] threw: ${reason(e)}`, i, "tokenCounts");
     }
-    if (typeof c === "number" && Number.isFinite(c) && c >= 0) given[i] = c;
+    if (typeof c !== "number" || !(c >= 0) || c === Infinity) continue;
+    if (c > MAX_COUNT) {
+      throw new ReduceError("INVALID_CONFIG", `tokenCounts[${i}] is ${c}: a token count must be ${AT_MOST}`, i, "tokenCounts");
+    }
+    given[i] = c;
   }
   return given;
 }
@@ -1711,9 +1723,9 @@ function readFresh(r, reader, i, m, counted, countTokens, check) {
   if (counted || countTokens === undefined) return true;
   // The user's own function: what it throws reaches the caller unchanged.
   const c = countTokens(m, i);
-  if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
+  if (typeof c !== "number" || !(c >= 0 && c <= MAX_COUNT)) {
     throw new ReduceError("INVALID_CONFIG",
-      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0`,
+      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0, ${AT_MOST}`,
       i, "countTokens");
   }
   r.raw[i] = c;
