@@ -498,6 +498,33 @@ test("a count above Number.MAX_SAFE_INTEGER is INVALID_CONFIG with its index: no
   assert.deepEqual(await copy.prepare(), state.messages);
 });
 
+test("signal must be an AbortSignal: anything else is INVALID_CONFIG with field signal", async () => {
+  const input = conversation(2);
+  const summarizer = async () => "summary";
+  const notSignals = [{}, { aborted: false }, { addEventListener() {}, removeEventListener() {} },
+    { aborted: "no", addEventListener() {}, removeEventListener() {} }, { aborted: false, addEventListener() {} },
+    new EventTarget(), Object.create(null), 5, [], () => {}];
+  for (const [k, signal] of notSignals.entries()) {
+    const invalid = (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "signal" && /AbortSignal/.test(e.message);
+    const what = `notSignals[${k}]`;
+    assert.throws(() => reduceSync(input, { maxTokens: 100, signal }), invalid, what);
+    assert.throws(() => shouldReduce(input, { maxTokens: 100, signal }), invalid, what);
+    await assert.rejects(reduce(input, { maxTokens: 100, strategy: "summarize", summarizer, signal }), invalid, what);
+    assert.throws(() => new ChatHistory({ maxTokens: 100, signal }), invalid, what);
+  }
+  // AbortSignals, of this runtime or another (duck-typed), already aborted or not.
+  const own = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
+  for (const signal of [new AbortController().signal, AbortSignal.abort(), own, undefined, null]) {
+    assert.equal(reduceSync(input, { maxTokens: 100, signal }).reduced, true);
+  }
+  const r = await reduce(input, { maxTokens: 100, strategy: "summarize", summarizer, signal: own });
+  assert.ok(r.summary);
+  // A getter that throws is reported as such.
+  const throwing = { get aborted() { throw new Error("no access"); }, addEventListener() {}, removeEventListener() {} };
+  assert.throws(() => reduceSync(input, { maxTokens: 100, signal: throwing }),
+    (e) => e instanceof ReduceError && e.field === "signal" && /reading config\.signal threw: no access/.test(e.message));
+});
+
 test("tokenCounts may be a typed array or another array-like, as the typings say", () => {
   const input = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
   assert.equal(estimateTokens(input, { tokenCounts: new Float64Array([7, 9]) }), 16);

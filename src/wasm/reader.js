@@ -1910,6 +1910,9 @@ const OPTION_KEYS = [
   "currentRoundRatio", "onOverBudget", "onEvent",
 ];
 
+/** Where `signal` is in `OPTION_KEYS`. */
+const SIGNAL = OPTION_KEYS.indexOf("signal");
+
 // Kinds of option values: the same numbers as `OptionKind` in decode.rs.
 const O_MISSING = 0, O_BOOL = 1, O_NUMBER = 2, O_TEXT = 3, O_FUNCTION = 4, O_ARRAY = 5, O_OBJECT = 6,
   O_BIGINT = 7, O_SYMBOL = 8, O_OTHER = 9, O_THREW = 10;
@@ -1960,7 +1963,29 @@ export function readOptions(config, kinds, numbers) {
     kinds[i] = kind;
     values[i] = v;
   }
+  // (Any other kind of value is refused by the core.)
+  if (kinds[SIGNAL] === O_OBJECT) {
+    const e = notASignal(values[SIGNAL]);
+    if (e !== undefined) {
+      kinds[SIGNAL] = O_THREW;
+      values[SIGNAL] = e;
+    }
+  }
   return values;
+}
+
+/** The INVALID_CONFIG error of object `signal` if it is not an AbortSignal, else undefined.
+ * Duck-typed (what `callSummarizer` uses of it): browsers, Node, Deno and workerd each have an
+ * AbortSignal class of their own. */
+function notASignal(signal) {
+  try {
+    if (typeof signal.aborted === "boolean" && typeof signal.addEventListener === "function" &&
+      typeof signal.removeEventListener === "function") return undefined;
+  } catch (e) {
+    return optionError("signal", e);
+  }
+  return new ReduceError("INVALID_CONFIG", "signal must be an AbortSignal (such as an AbortController's signal), " +
+    "got an object without a boolean aborted and addEventListener and removeEventListener methods", undefined, "signal");
 }
 
 /** Whether object `v` is a typed array, or has a whole `length` an array could have (and

@@ -221,6 +221,8 @@ export interface ReduceConfig {
   summaryMaxTokens?: number;
   onSummarizerError?: "fallback" | "throw";
   timeoutMs?: number;
+  /** Aborts the summarizer (`ABORTED`). An AbortSignal of any runtime: an object without a
+   * boolean `aborted`, `addEventListener` and `removeEventListener` is `INVALID_CONFIG`. */
   signal?: AbortSignal;
   largeMessageTokens?: number;
   previewChars?: number;
