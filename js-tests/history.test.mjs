@@ -101,3 +101,29 @@ test("messages of no format are refused by push, and a state toJSON did not writ
   }
   assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
 });
+
+test("tokensSaved is whole tokens, and so are the counts recordUsage spreads over the prompt", async () => {
+  // The provider counts 37% more than the estimates: a ratio that spreads into fractions.
+  const h = new ChatHistory({ maxTokens: 300 }, chat(4));
+  const sent = await h.prepare();
+  h.recordUsage({ inputTokens: Math.round(estimateTokens(sent) * 1.37), outputTokens: 7 });
+  const counts = h.toJSON().counts.filter((c) => c !== null);
+  assert.equal(counts.length, sent.length);
+  assert.ok(counts.every(Number.isInteger), `counts ${counts}`);
+  assert.equal(counts.reduce((a, b) => a + b, 0), Math.round(estimateTokens(sent) * 1.37), "they add up to inputTokens");
+  h.push(...chat(12).slice(9));
+  await h.prepare();
+  const { reductions, tokensSaved } = h.stats();
+  assert.equal(reductions, 1);
+  assert.ok(Number.isInteger(tokensSaved) && tokensSaved > 0, `tokensSaved ${tokensSaved}`);
+  for (const e of h.events) assert.ok(Number.isInteger(e.tokensBefore) && Number.isInteger(e.tokensAfter), JSON.stringify(e));
+  // Counts of the app's own that are fractional: the totals count as whole tokens, rounded up
+  // as the estimator rounds a message up.
+  const quarter = new ChatHistory({ maxTokens: 200, countTokens: (m) => m.content.length / 4 }, chat(12));
+  await quarter.prepare();
+  const saved = quarter.stats().tokensSaved;
+  assert.equal(quarter.stats().reductions, 1);
+  const [e] = quarter.events;
+  assert.equal(saved, Math.ceil(e.tokensBefore) - Math.ceil(e.tokensAfter), `${saved} of ${JSON.stringify(e)}`);
+});
+

@@ -470,7 +470,8 @@ impl ChatHistory {
             s.stats = Stats {
                 reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
                 summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0),
+                // (Whole since stats count whole tokens; a state of before may have fractions.)
+                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0).ceil(),
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
             s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
