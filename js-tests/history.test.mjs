@@ -55,6 +55,7 @@ test("two prepare() calls at once: the summarizer is called once, both get the r
   const second = failing.prepare();
   await assert.rejects(first, (e) => e.code === "SUMMARIZER_FAILED");
   await assert.rejects(second, (e) => e.code === "SUMMARIZER_FAILED");
+  assert.equal(failing.stats().summarizerCalls, 2, "each prepare() called it, and both calls count");
   failing.push({ role: "user", content: "still there?" });
   assert.equal(failing.messages.length, 22);
 });
@@ -127,3 +128,40 @@ test("tokensSaved is whole tokens, and so are the counts recordUsage spreads ove
   assert.equal(saved, Math.ceil(e.tokensBefore) - Math.ceil(e.tokensAfter), `${saved} of ${JSON.stringify(e)}`);
 });
 
+test("every summarizer call counts in stats().summarizerCalls, whatever its outcome", async () => {
+  const cases = {
+    rejected: { summarizer: async () => { throw new Error("down"); }, code: "SUMMARIZER_FAILED" },
+    empty: { summarizer: async () => "", code: "SUMMARIZER_FAILED" },
+    timeout: { summarizer: () => sleep(200).then(() => "late"), timeoutMs: 5, code: "SUMMARIZER_FAILED" },
+    tooLarge: { summarizer: async () => "word ".repeat(5000), code: "SUMMARY_TOO_LARGE" },
+  };
+  for (const [name, { summarizer, code, timeoutMs }] of Object.entries(cases)) {
+    let calls = 0;
+    const counted = (req) => { calls += 1; return summarizer(req); };
+    for (const onSummarizerError of ["throw", "fallback"]) {
+      calls = 0;
+      const h = new ChatHistory({ strategy: "summarize", summarizer: counted, timeoutMs, onSummarizerError, maxTokens: 400, targetMessages: 6, thresholdMessages: 4 }, chat(10));
+      if (onSummarizerError === "throw") {
+        await assert.rejects(h.prepare(), (e) => e.code === code, name);
+        await assert.rejects(h.prepare(), (e) => e.code === code, name);
+        assert.equal(h.stats().reductions, 0, name);
+      } else {
+        await h.prepare();
+        assert.equal(h.stats().reductions, 1, name);
+      }
+      assert.ok(calls > 0, name);
+      assert.equal(h.stats().summarizerCalls, calls, `${name}, ${onSummarizerError}`);
+      // (And a state restored keeps counting from there.)
+      const copy = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), { strategy: "summarize", summarizer: counted, targetMessages: 6, thresholdMessages: 4 });
+      assert.equal(copy.stats().summarizerCalls, calls, name);
+    }
+  }
+  // An abort: the call was made, and counts.
+  const controller = new AbortController();
+  let calls = 0;
+  const h = new ChatHistory({ strategy: "summarize", targetMessages: 6, thresholdMessages: 4, signal: controller.signal,
+    summarizer: () => { calls += 1; controller.abort(); return sleep(50).then(() => "late"); } }, chat(10));
+  await assert.rejects(h.prepare(), (e) => e.code === "ABORTED");
+  assert.equal(calls, 1);
+  assert.equal(h.stats().summarizerCalls, 1);
+});

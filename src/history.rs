@@ -39,12 +39,12 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Counts one reduction that went from `before` to `after` tokens with
-    /// `summarizer_calls` calls. Saved are whole tokens: each total rounded up, as a
-    /// message's estimate is (counts an app gives may have fractions).
-    pub fn record(&mut self, before: f64, after: f64, summarizer_calls: u32) {
+    /// Counts one reduction that went from `before` to `after` tokens (the summarizer's
+    /// calls are counted as they are made, whether or not a reduction comes of them).
+    /// Saved are whole tokens: each total rounded up, as a message's estimate is (counts an
+    /// app gives may have fractions).
+    pub fn record(&mut self, before: f64, after: f64) {
         self.reductions += 1;
-        self.summarizer_calls += summarizer_calls;
         self.tokens_saved += (before.ceil() - after.ceil()).max(0.0);
     }
 }
@@ -83,15 +83,15 @@ mod tests {
     #[test]
     fn stats_accumulate() {
         let mut s = Stats::default();
-        s.record(1000.0, 400.0, 1);
-        s.record(900.0, 500.0, 0);
+        s.record(1000.0, 400.0);
+        s.record(900.0, 500.0);
         // Fractional counts: whole tokens saved, each total rounded up.
-        s.record(10.25, 4.5, 0);
+        s.record(10.25, 4.5);
         assert_eq!(
             s,
             Stats {
                 reductions: 3,
-                summarizer_calls: 1,
+                summarizer_calls: 0,
                 tokens_saved: 1006.0
             }
         );

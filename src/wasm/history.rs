@@ -134,19 +134,15 @@ fn counts_array(state: &State) -> Array {
 }
 
 /// The config of one `prepare()`: the user's, with the exact counts and the calibration
-/// learned so far.
-fn config_with_counts(state: &State) -> JsValue {
-    if state.counts.size() == 0 && state.calibration.is_none() {
-        return state.config.clone();
-    }
-    let config = Object::assign(&Object::new(), &Object::from(state.config.clone()));
-    if state.counts.size() > 0 {
-        set(&config, "tokenCounts", counts_array(state));
-    }
-    if let Some(c) = state.calibration {
-        set(&config, "calibration", c);
-    }
-    config.into()
+/// learned so far, and a summarizer that counts its calls into `calls.n` (`historyConfig`
+/// in reader.js).
+fn prepare_config(state: &State, calls: &Object) -> JsValue {
+    let counts = if state.counts.size() > 0 {
+        counts_array(state).into()
+    } else {
+        JsValue::UNDEFINED
+    };
+    super::js::history_config(&state.config, &counts, state.calibration, calls)
 }
 
 #[wasm_bindgen]
@@ -232,17 +228,22 @@ impl ChatHistory {
                 // (Its outcome is its caller's.)
                 let _ = JsFuture::from(before).await;
             }
+            let calls = Object::new();
             let (messages, config, generation, len) = {
                 let s = state.borrow();
                 (
                     array(&s.messages),
-                    config_with_counts(&s),
+                    prepare_config(&s, &calls),
                     s.generation,
                     s.messages.len(),
                 )
             };
-            let result = reduce_value(messages.into(), config).await?;
+            let result = reduce_value(messages.into(), config).await;
             let mut s = state.borrow_mut();
+            // Every call of the summarizer counts, whatever came of it (a rejection under
+            // `onSummarizerError: "throw"`, a reduction that no longer applies).
+            s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
+            let result = result?;
             if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
                 let mut reduced: Vec<JsValue> =
                     Array::from(&get(&result, "messages")).iter().collect();
@@ -251,18 +252,9 @@ impl ChatHistory {
                 s.messages = reduced;
                 s.generation += 1;
                 let events = Array::from(&get(&result, "events"));
-                let calls = events
-                    .iter()
-                    .filter(|e| {
-                        matches!(
-                            get(e, "type").as_string().as_deref(),
-                            Some("summarize" | "summarizeFailed")
-                        )
-                    })
-                    .count() as u32;
                 let before = get(&result, "tokensBefore").as_f64().unwrap_or(0.0);
                 let after = get(&result, "tokensAfter").as_f64().unwrap_or(0.0);
-                s.stats.record(before, after, calls);
+                s.stats.record(before, after);
                 s.events.extend(events.iter());
                 Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
             }
@@ -354,7 +346,8 @@ impl ChatHistory {
         Reflect::get(&s.offloaded, &id).unwrap_or(JsValue::UNDEFINED)
     }
 
-    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`; the ratio is the
+    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`: every call of the
+    /// summarizer counts, whatever its outcome; the tokens saved are whole; the ratio is the
     /// tokens of `original` over those of the working history.
     ///
     /// ```javascript

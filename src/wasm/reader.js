@@ -2221,6 +2221,29 @@ export function pick(reading, indices) {
 }
 
 /**
+ * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
+ * `calibration` the history learned, where given, and a summarizer that counts each call it
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`).
+ */
+export function historyConfig(config, tokenCounts, calibration, calls) {
+  calls.n = 0;
+  const own = {};
+  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (calibration !== undefined) own.calibration = { value: calibration };
+  let summarizer;
+  try {
+    summarizer = config.summarizer;
+  } catch {
+    // (The reduction reads it again, and reports what it throws.)
+  }
+  if (typeof summarizer === "function") {
+    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+  }
+  return Object.create(config, own);
+}
+
+/**
  * Calls the user's summarizer and settles, whatever it does: `{status: "ok", text, usage}`,
  * or `{status: "rejected" | "timeout" | "aborted" | "invalid", error}`, with `durationMs`.
  * The request's `signal` aborts on timeout and when the caller's signal aborts.
