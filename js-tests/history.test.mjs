@@ -55,6 +55,7 @@ test("two prepare() calls at once: the summarizer is called once, both get the r
   const second = failing.prepare();
   await assert.rejects(first, (e) => e.code === "SUMMARIZER_FAILED");
   await assert.rejects(second, (e) => e.code === "SUMMARIZER_FAILED");
+  assert.equal(failing.stats().summarizerCalls, 2, "each prepare() called it, and both calls count");
   failing.push({ role: "user", content: "still there?" });
   assert.equal(failing.messages.length, 22);
 });
@@ -100,4 +101,67 @@ test("messages of no format are refused by push, and a state toJSON did not writ
     assert.equal(copy.toJSON().calibration, null, String(calibration));
   }
   assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
+});
+
+test("tokensSaved is whole tokens, and so are the counts recordUsage spreads over the prompt", async () => {
+  // The provider counts 37% more than the estimates: a ratio that spreads into fractions.
+  const h = new ChatHistory({ maxTokens: 300 }, chat(4));
+  const sent = await h.prepare();
+  h.recordUsage({ inputTokens: Math.round(estimateTokens(sent) * 1.37), outputTokens: 7 });
+  const counts = h.toJSON().counts.filter((c) => c !== null);
+  assert.equal(counts.length, sent.length);
+  assert.ok(counts.every(Number.isInteger), `counts ${counts}`);
+  assert.equal(counts.reduce((a, b) => a + b, 0), Math.round(estimateTokens(sent) * 1.37), "they add up to inputTokens");
+  h.push(...chat(12).slice(9));
+  await h.prepare();
+  const { reductions, tokensSaved } = h.stats();
+  assert.equal(reductions, 1);
+  assert.ok(Number.isInteger(tokensSaved) && tokensSaved > 0, `tokensSaved ${tokensSaved}`);
+  for (const e of h.events) assert.ok(Number.isInteger(e.tokensBefore) && Number.isInteger(e.tokensAfter), JSON.stringify(e));
+  // Counts of the app's own that are fractional: the totals count as whole tokens, rounded up
+  // as the estimator rounds a message up.
+  const quarter = new ChatHistory({ maxTokens: 200, countTokens: (m) => m.content.length / 4 }, chat(12));
+  await quarter.prepare();
+  const saved = quarter.stats().tokensSaved;
+  assert.equal(quarter.stats().reductions, 1);
+  const [e] = quarter.events;
+  assert.equal(saved, Math.ceil(e.tokensBefore) - Math.ceil(e.tokensAfter), `${saved} of ${JSON.stringify(e)}`);
+});
+
+test("every summarizer call counts in stats().summarizerCalls, whatever its outcome", async () => {
+  const cases = {
+    rejected: { summarizer: async () => { throw new Error("down"); }, code: "SUMMARIZER_FAILED" },
+    empty: { summarizer: async () => "", code: "SUMMARIZER_FAILED" },
+    timeout: { summarizer: () => sleep(200).then(() => "late"), timeoutMs: 5, code: "SUMMARIZER_FAILED" },
+    tooLarge: { summarizer: async () => "word ".repeat(5000), code: "SUMMARY_TOO_LARGE" },
+  };
+  for (const [name, { summarizer, code, timeoutMs }] of Object.entries(cases)) {
+    let calls = 0;
+    const counted = (req) => { calls += 1; return summarizer(req); };
+    for (const onSummarizerError of ["throw", "fallback"]) {
+      calls = 0;
+      const h = new ChatHistory({ strategy: "summarize", summarizer: counted, timeoutMs, onSummarizerError, maxTokens: 400, targetMessages: 6, thresholdMessages: 4 }, chat(10));
+      if (onSummarizerError === "throw") {
+        await assert.rejects(h.prepare(), (e) => e.code === code, name);
+        await assert.rejects(h.prepare(), (e) => e.code === code, name);
+        assert.equal(h.stats().reductions, 0, name);
+      } else {
+        await h.prepare();
+        assert.equal(h.stats().reductions, 1, name);
+      }
+      assert.ok(calls > 0, name);
+      assert.equal(h.stats().summarizerCalls, calls, `${name}, ${onSummarizerError}`);
+      // (And a state restored keeps counting from there.)
+      const copy = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), { strategy: "summarize", summarizer: counted, targetMessages: 6, thresholdMessages: 4 });
+      assert.equal(copy.stats().summarizerCalls, calls, name);
+    }
+  }
+  // An abort: the call was made, and counts.
+  const controller = new AbortController();
+  let calls = 0;
+  const h = new ChatHistory({ strategy: "summarize", targetMessages: 6, thresholdMessages: 4, signal: controller.signal,
+    summarizer: () => { calls += 1; controller.abort(); return sleep(50).then(() => "late"); } }, chat(10));
+  await assert.rejects(h.prepare(), (e) => e.code === "ABORTED");
+  assert.equal(calls, 1);
+  assert.equal(h.stats().summarizerCalls, 1);
 });

@@ -4,7 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { readFileSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import init, {
+  ChatHistory,
   reduce,
   reduceSync,
   shouldReduce,
@@ -60,6 +64,77 @@ test("the package resolves to the Node entry and ships its typings", () => {
 test("init() is available and harmless in Node, where the module is already loaded", async () => {
   await init();
   assert.equal(typeof reduceSync, "function");
+});
+
+/** The installed package's directory. */
+function packageRoot() {
+  return dirname(createRequire(import.meta.url).resolve("chat-history-reducer/package.json"));
+}
+
+/** Runs an ES module `script` in a fresh Node process (from this directory, so that the
+ * package resolves by name); `before`: a module to `--import` first. */
+function runNode(script, before) {
+  const args = before ? ["--import", before] : [];
+  const out = spawnSync(process.execPath, [...args, "--input-type=module", "-e", script], {
+    cwd: dirname(new URL(import.meta.url).pathname),
+    encoding: "utf8",
+  });
+  assert.equal(out.status, 0, `exit ${out.status}:\n${out.stdout}${out.stderr}`);
+  return out.stdout + out.stderr;
+}
+
+test("importing the Node entry and the workerd entry prints nothing (initSync is called with { module })", () => {
+  assert.equal(runNode(`const m = await import("chat-history-reducer"); m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 });`), "");
+  // workerd hands the .wasm import over as a compiled WebAssembly.Module: so does this hook.
+  const hooks = `export async function load(url, context, next) {
+  if (!url.endsWith(".wasm")) return next(url, context);
+  return { format: "module", shortCircuit: true, source: \`import { readFileSync } from "node:fs";
+export default new WebAssembly.Module(readFileSync(new URL(\${JSON.stringify(url)})));\` };
+}`;
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const workerd = pathToFileURL(join(packageRoot(), "workerd.js")).href;
+  assert.equal(runNode(`const m = await import(${JSON.stringify(workerd)});
+if (m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 }).reduced !== false) throw new Error("workerd entry");`,
+  `data:text/javascript,${encodeURIComponent(register)}`), "");
+});
+
+test("the web entry called before init() throws an Error that says so; initSync({ module }) then loads it silently", () => {
+  // In a process of its own: two instances of the glue would share reader.js.
+  const web = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer.js")).href;
+  const wasm = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer_bg.wasm")).href;
+  const out = runNode(`
+import { readFileSync } from "node:fs";
+const web = await import(${JSON.stringify(web)});
+const messages = [{ role: "user", content: "hi" }], config = { maxTokens: 9 };
+const calls = {
+  reduceSync: () => web.reduceSync(messages, config),
+  shouldReduce: () => web.shouldReduce(messages, config),
+  estimateTokens: () => web.estimateTokens(messages, config),
+  analyze: () => web.analyze(messages, config),
+  calibrate: () => web.calibrate(messages, 5, config),
+  ChatHistory: () => new web.ChatHistory(config, messages),
+  fromJSON: () => web.ChatHistory.fromJSON({ version: 1 }, config),
+};
+const seen = {};
+const check = (name, e) => {
+  if (e instanceof TypeError || !(e instanceof Error) || !/call .*init\\(\\)/.test(e.message)) throw new Error(name + ": " + e);
+  seen[name] = e.message;
+};
+for (const [name, call] of Object.entries(calls)) {
+  try { call(); } catch (e) { check(name, e); continue; }
+  throw new Error(name + " did not throw");
+}
+// reduce returns a promise, rejected.
+let promise;
+try { promise = web.reduce(messages, config); } catch (e) { throw new Error("reduce threw: " + e); }
+await promise.then(() => { throw new Error("reduce resolved"); }, (e) => check("reduce", e));
+if (Object.keys(seen).length !== 8) throw new Error(JSON.stringify(seen));
+web.initSync({ module: readFileSync(new URL(${JSON.stringify(wasm)})) });
+if (web.reduceSync(messages, config).reduced !== false || !(new web.ChatHistory(config) instanceof web.ChatHistory)) throw new Error("after initSync");
+if (web.initSync({ module: new WebAssembly.Module(readFileSync(new URL(${JSON.stringify(wasm)}))) }) === undefined) throw new Error("initSync again");
+console.log(seen.reduceSync);
+`);
+  assert.match(out, /^chat-history-reducer: .*init\(\).*\n$/, "only the message printed, no warning");
 });
 
 test("reduceSync fits the budget, keeps tool groups whole, starts on a user message", () => {
@@ -382,6 +457,72 @@ test("no input is 0 tokens, not -0", () => {
     assert.ok(Object.is(r.tokensBefore, 0) && Object.is(r.tokensAfter, 0), estimator);
     assert.ok(Object.is(analyze([], { maxTokens: 5, estimator }).totalTokens, 0), estimator);
   }
+});
+
+test("a count above Number.MAX_SAFE_INTEGER is INVALID_CONFIG with its index: no total is ever Infinity", async () => {
+  const input = conversation(2);
+  const cases = [
+    ["tokenCounts", 1, { tokenCounts: [3, 1e308, 1e308] }],
+    ["tokenCounts", 2, { tokenCounts: new Float64Array([3, 4, Number.MAX_SAFE_INTEGER + 2]) }],
+    ["countTokens", 0, { countTokens: () => 1e308 }],
+  ];
+  for (const [field, index, counts] of cases) {
+    const config = { maxTokens: 100, ...counts };
+    const calls = [
+      () => reduceSync(input, config), () => estimateTokens(input, config), () => analyze(input, config),
+      () => shouldReduce(input, config),
+    ];
+    const invalid = (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === field && e.index === index &&
+      /at most 9007199254740991 \(Number\.MAX_SAFE_INTEGER\)/.test(e.message);
+    for (const call of calls) assert.throws(call, invalid, `${field} ${call}`);
+    await assert.rejects(reduce(input, config), invalid);
+  }
+  // The bound itself is a count, and any number of them add up to a finite total.
+  const max = Number.MAX_SAFE_INTEGER;
+  const r = reduceSync(input, { maxTokens: 100, tokenCounts: input.map(() => max) });
+  assert.ok(Number.isFinite(r.tokensBefore) && r.tokensBefore >= max * (input.length - 1), String(r.tokensBefore));
+  assert.ok(Number.isFinite(r.tokensAfter) && r.overBudget);
+  assert.ok(Number.isFinite(estimateTokens(input, { countTokens: () => max })));
+  // What SPEC §3 leaves to the next source stays so: not a finite number ≥ 0.
+  assert.equal(estimateTokens(input, { tokenCounts: [Infinity, -1, NaN] }), estimateTokens(input));
+  // ChatHistory takes no count above the bound either: from recordUsage, nor from a state.
+  const h = new ChatHistory({ maxTokens: 100 }, input);
+  await h.prepare();
+  for (const usage of [{ inputTokens: 1e308 }, { outputTokens: 2 ** 60 }]) {
+    assert.throws(() => h.recordUsage(usage), (e) => e.code === "INVALID_CONFIG" && e.field === "usage" && /MAX_SAFE_INTEGER/.test(e.message));
+  }
+  const state = JSON.parse(JSON.stringify(h));
+  const copy = ChatHistory.fromJSON({ ...state, counts: state.messages.map(() => 1e308), pendingOutputTokens: 1e308 }, { maxTokens: 100 });
+  assert.deepEqual(copy.toJSON().counts, state.messages.map(() => null));
+  assert.equal(copy.toJSON().pendingOutputTokens, null);
+  assert.deepEqual(await copy.prepare(), state.messages);
+});
+
+test("signal must be an AbortSignal: anything else is INVALID_CONFIG with field signal", async () => {
+  const input = conversation(2);
+  const summarizer = async () => "summary";
+  const notSignals = [{}, { aborted: false }, { addEventListener() {}, removeEventListener() {} },
+    { aborted: "no", addEventListener() {}, removeEventListener() {} }, { aborted: false, addEventListener() {} },
+    new EventTarget(), Object.create(null), 5, [], () => {}];
+  for (const [k, signal] of notSignals.entries()) {
+    const invalid = (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "signal" && /AbortSignal/.test(e.message);
+    const what = `notSignals[${k}]`;
+    assert.throws(() => reduceSync(input, { maxTokens: 100, signal }), invalid, what);
+    assert.throws(() => shouldReduce(input, { maxTokens: 100, signal }), invalid, what);
+    await assert.rejects(reduce(input, { maxTokens: 100, strategy: "summarize", summarizer, signal }), invalid, what);
+    assert.throws(() => new ChatHistory({ maxTokens: 100, signal }), invalid, what);
+  }
+  // AbortSignals, of this runtime or another (duck-typed), already aborted or not.
+  const own = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
+  for (const signal of [new AbortController().signal, AbortSignal.abort(), own, undefined, null]) {
+    assert.equal(reduceSync(input, { maxTokens: 100, signal }).reduced, true);
+  }
+  const r = await reduce(input, { maxTokens: 100, strategy: "summarize", summarizer, signal: own });
+  assert.ok(r.summary);
+  // A getter that throws is reported as such.
+  const throwing = { get aborted() { throw new Error("no access"); }, addEventListener() {}, removeEventListener() {} };
+  assert.throws(() => reduceSync(input, { maxTokens: 100, signal: throwing }),
+    (e) => e instanceof ReduceError && e.field === "signal" && /reading config\.signal threw: no access/.test(e.message));
 });
 
 test("tokenCounts may be a typed array or another array-like, as the typings say", () => {

@@ -36,6 +36,15 @@ function standIns() {
   };
 }
 
+test("the READMEs call init and initSync with an object: a bare argument logs wasm-bindgen's deprecation warning", () => {
+  const shipped = readFileSync(new URL("./node_modules/chat-history-reducer/README.md", import.meta.url), "utf8");
+  for (const [name, text] of [["README.md", readme], ["the package's README.md", shipped]]) {
+    const calls = [...text.matchAll(/\b(init|initSync)\(([^)]*)\)/g)];
+    const bare = calls.filter(([, , arg]) => arg.trim() !== "" && !arg.trim().startsWith("{"));
+    assert.deepEqual(bare.map(([call]) => call), [], name);
+  }
+});
+
 test("the README has runnable examples", () => {
   assert.ok(blocks.length >= 4, `${blocks.length} js blocks`);
 });

@@ -11,10 +11,12 @@
 # gzipped −2 KB, no change in the throughput benchmarks. The target_features section is
 # linker metadata (the features are enabled below): stripped, −121 bytes gzipped.
 #
-# scripts/eager.mjs then has V8 compile the JavaScript that every call runs (the glue, most of
-# reader.js) when the module is imported rather than on the first call (see its header), and
-# scripts/short-imports.mjs gives the .wasm's imports short names in the .wasm and the glue
-# (wasm-bindgen's carry 16 hex digits each: −2.4 KB gzipped).
+# scripts/guard.mjs then has the web glue's exports throw a clear error when called before
+# init() (one check of a module variable each), scripts/eager.mjs has V8 compile the
+# JavaScript that every call runs (the glue, most of reader.js) when the module is imported
+# rather than on the first call (see its header), and scripts/short-imports.mjs gives the
+# .wasm's imports short names in the .wasm and the glue (wasm-bindgen's carry 16 hex digits
+# each: −2.4 KB gzipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -32,6 +34,7 @@ node_modules/.bin/wasm-opt -Oz --converge --one-caller-inline-max-function-size=
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
+node scripts/guard.mjs "$out"
 node scripts/eager.mjs "$out"
 node scripts/short-imports.mjs "$out"
 cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"

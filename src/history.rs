@@ -1,16 +1,33 @@
 //! The bookkeeping of a `ChatHistory` (SPEC §7) that is not about JavaScript objects:
 //! provider-reported counts spread over the messages they cover, and the running stats.
 
+/// The largest token count a `ChatHistory` takes from `recordUsage` or a saved state:
+/// `Number.MAX_SAFE_INTEGER`, the bound `reader.js` puts on `tokenCounts` and `countTokens`
+/// (its `MAX_COUNT`), under which a sum of any number of counts stays finite.
+pub const MAX_COUNT: f64 = 9_007_199_254_740_991.0;
+
 /// Spreads a provider's `inputTokens` for a prompt over its messages in proportion to
 /// their estimates, so later decisions use the provider's total (tool definitions and
-/// per-request overhead included) while each message keeps its share.
+/// per-request overhead included) while each message keeps its share. In whole tokens, as
+/// every other count: a message gets the rounded running share up to it less the one
+/// before it, so the shares add up to `inputTokens` (rounded).
 pub fn spread(estimates: &[f64], input_tokens: f64) -> Vec<f64> {
     let total: f64 = estimates.iter().sum();
     if total <= 0.0 || !total.is_finite() || !input_tokens.is_finite() || input_tokens < 0.0 {
         return estimates.to_vec();
     }
     let factor = input_tokens / total;
-    estimates.iter().map(|e| e * factor).collect()
+    let (mut running, mut before) = (0.0, 0.0);
+    estimates
+        .iter()
+        .map(|e| {
+            running += e;
+            let upto = (running * factor).round();
+            let share = upto - before;
+            before = upto;
+            share
+        })
+        .collect()
 }
 
 /// What a history's reductions did, for `stats()`.
@@ -22,12 +39,13 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Counts one reduction that went from `before` to `after` tokens with
-    /// `summarizer_calls` calls.
-    pub fn record(&mut self, before: f64, after: f64, summarizer_calls: u32) {
+    /// Counts one reduction that went from `before` to `after` tokens (the summarizer's
+    /// calls are counted as they are made, whether or not a reduction comes of them).
+    /// Saved are whole tokens: each total rounded up, as a message's estimate is (counts an
+    /// app gives may have fractions).
+    pub fn record(&mut self, before: f64, after: f64) {
         self.reductions += 1;
-        self.summarizer_calls += summarizer_calls;
-        self.tokens_saved += (before - after).max(0.0);
+        self.tokens_saved += (before.ceil() - after.ceil()).max(0.0);
     }
 }
 
@@ -41,19 +59,40 @@ mod tests {
         assert_eq!(counts, vec![15.0, 45.0, 90.0]);
         assert_eq!(spread(&[0.0, 0.0], 10.0), vec![0.0, 0.0]);
         assert_eq!(spread(&[5.0], f64::NAN), vec![5.0]);
+        // Whole tokens that add up to the provider's count.
+        assert_eq!(spread(&[1.0, 1.0, 1.0], 10.0), vec![3.0, 4.0, 3.0]);
+        let estimates = [12.0, 17.0, 18.0, 17.0, 18.0, 9.0, 31.0];
+        let counts = spread(&estimates, 167.0);
+        assert!(
+            counts.iter().all(|c| c.fract() == 0.0 && *c >= 0.0),
+            "{counts:?}"
+        );
+        assert_eq!(counts.iter().sum::<f64>(), 167.0);
+        assert_eq!(spread(&[4.0, 0.0, 4.0], 3.0), vec![2.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_count_bound_is_the_one_of_reader_js() {
+        assert_eq!(MAX_COUNT, 2f64.powi(53) - 1.0, "Number.MAX_SAFE_INTEGER");
+        let js = include_str!("wasm/reader.js");
+        assert!(js.contains("\nconst MAX_COUNT = Number.MAX_SAFE_INTEGER;\n"));
+        // Any number of counts at the bound add up to a finite total.
+        assert!((MAX_COUNT * u32::MAX as f64).is_finite());
     }
 
     #[test]
     fn stats_accumulate() {
         let mut s = Stats::default();
-        s.record(1000.0, 400.0, 1);
-        s.record(900.0, 500.0, 0);
+        s.record(1000.0, 400.0);
+        s.record(900.0, 500.0);
+        // Fractional counts: whole tokens saved, each total rounded up.
+        s.record(10.25, 4.5);
         assert_eq!(
             s,
             Stats {
-                reductions: 2,
-                summarizer_calls: 1,
-                tokens_saved: 1000.0
+                reductions: 3,
+                summarizer_calls: 0,
+                tokens_saved: 1006.0
             }
         );
     }

@@ -13,7 +13,7 @@ use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
 use crate::error::ReduceError;
-use crate::history::{spread, Stats};
+use crate::history::{spread, Stats, MAX_COUNT};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
 const STATE_VERSION: u32 = 1;
@@ -81,6 +81,12 @@ fn checked_messages(
     Ok(values)
 }
 
+/// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
+/// to [`MAX_COUNT`].
+fn token_count(value: &JsValue) -> Option<f64> {
+    value.as_f64().filter(|n| (0.0..=MAX_COUNT).contains(n))
+}
+
 fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
     if !Array::is_array(value) {
         return Err(state_error(&format!("state.{name} must be an array")));
@@ -128,19 +134,15 @@ fn counts_array(state: &State) -> Array {
 }
 
 /// The config of one `prepare()`: the user's, with the exact counts and the calibration
-/// learned so far.
-fn config_with_counts(state: &State) -> JsValue {
-    if state.counts.size() == 0 && state.calibration.is_none() {
-        return state.config.clone();
-    }
-    let config = Object::assign(&Object::new(), &Object::from(state.config.clone()));
-    if state.counts.size() > 0 {
-        set(&config, "tokenCounts", counts_array(state));
-    }
-    if let Some(c) = state.calibration {
-        set(&config, "calibration", c);
-    }
-    config.into()
+/// learned so far, and a summarizer that counts its calls into `calls.n` (`historyConfig`
+/// in reader.js).
+fn prepare_config(state: &State, calls: &Object) -> JsValue {
+    let counts = if state.counts.size() > 0 {
+        counts_array(state).into()
+    } else {
+        JsValue::UNDEFINED
+    };
+    super::js::history_config(&state.config, &counts, state.calibration, calls)
 }
 
 #[wasm_bindgen]
@@ -226,17 +228,22 @@ impl ChatHistory {
                 // (Its outcome is its caller's.)
                 let _ = JsFuture::from(before).await;
             }
+            let calls = Object::new();
             let (messages, config, generation, len) = {
                 let s = state.borrow();
                 (
                     array(&s.messages),
-                    config_with_counts(&s),
+                    prepare_config(&s, &calls),
                     s.generation,
                     s.messages.len(),
                 )
             };
-            let result = reduce_value(messages.into(), config).await?;
+            let result = reduce_value(messages.into(), config).await;
             let mut s = state.borrow_mut();
+            // Every call of the summarizer counts, whatever came of it (a rejection under
+            // `onSummarizerError: "throw"`, a reduction that no longer applies).
+            s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
+            let result = result?;
             if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
                 let mut reduced: Vec<JsValue> =
                     Array::from(&get(&result, "messages")).iter().collect();
@@ -245,18 +252,9 @@ impl ChatHistory {
                 s.messages = reduced;
                 s.generation += 1;
                 let events = Array::from(&get(&result, "events"));
-                let calls = events
-                    .iter()
-                    .filter(|e| {
-                        matches!(
-                            get(e, "type").as_string().as_deref(),
-                            Some("summarize" | "summarizeFailed")
-                        )
-                    })
-                    .count() as u32;
                 let before = get(&result, "tokensBefore").as_f64().unwrap_or(0.0);
                 let after = get(&result, "tokensAfter").as_f64().unwrap_or(0.0);
-                s.stats.record(before, after, calls);
+                s.stats.record(before, after);
                 s.events.extend(events.iter());
                 Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
             }
@@ -282,11 +280,14 @@ impl ChatHistory {
         let number = |key: &str| -> Result<Option<f64>, JsValue> {
             match get(&usage, key) {
                 v if v.is_undefined() || v.is_null() => Ok(None),
-                v => match v.as_f64() {
-                    Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-                    _ => Err(ReduceError::config(
+                v => match token_count(&v) {
+                    Some(n) => Ok(Some(n)),
+                    None => Err(ReduceError::config(
                         "usage",
-                        format!("recordUsage: {key} must be a finite number ≥ 0"),
+                        format!(
+                            "recordUsage: {key} must be a finite number ≥ 0, at most \
+                             9007199254740991 (Number.MAX_SAFE_INTEGER)"
+                        ),
                     )
                     .into()),
                 },
@@ -345,7 +346,8 @@ impl ChatHistory {
         Reflect::get(&s.offloaded, &id).unwrap_or(JsValue::UNDEFINED)
     }
 
-    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`; the ratio is the
+    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`: every call of the
+    /// summarizer counts, whatever its outcome; the tokens saved are whole; the ratio is the
     /// tokens of `original` over those of the working history.
     ///
     /// ```javascript
@@ -443,7 +445,9 @@ impl ChatHistory {
             let counts = get(&state, "counts");
             if Array::is_array(&counts) {
                 for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
-                    if let Some(n) = c.as_f64() {
+                    // (Only a count recordUsage could have made: another would fail every
+                    // later prepare() as tokenCounts.)
+                    if let Some(n) = token_count(&c) {
                         s.counts.set(m, &JsValue::from(n));
                     }
                 }
@@ -459,10 +463,11 @@ impl ChatHistory {
             s.stats = Stats {
                 reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
                 summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0),
+                // (Whole since stats count whole tokens; a state of before may have fractions.)
+                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0).ceil(),
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
-            s.pending_output = get(&state, "pendingOutputTokens").as_f64();
+            s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
             // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
             s.calibration = get(&state, "calibration")
                 .as_f64()

@@ -247,6 +247,16 @@ extern "C" {
         result: &JsValue,
         duration_ms: f64,
     ) -> Result<(), JsValue>;
+    /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (an
+    /// array, or undefined) and `calibration` a history learned, and a summarizer that
+    /// counts its calls into `calls.n`.
+    #[wasm_bindgen(js_name = historyConfig)]
+    pub fn history_config(
+        config: &JsValue,
+        token_counts: &JsValue,
+        calibration: Option<f64>,
+        calls: &Object,
+    ) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_name = checkMessages)]

@@ -1585,7 +1585,15 @@ function allUnchanged(items, prev, given) {
   return prev.n === items.length && sameRun(items, 0, prev, 0, READERS[prev.format].same, undefined, given) === items.length;
 }
 
-/** `tokenCounts[i]` for every message: the count, or -1 where none is given. */
+/** The largest token count taken from `tokenCounts` or `countTokens` (as from
+ * `recordUsage`: `MAX_COUNT` in history.rs): a sum of any number of them stays finite, where
+ * two counts of 1e308 made the totals Infinity. No context window comes near it. */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+const AT_MOST = `at most ${MAX_COUNT} (Number.MAX_SAFE_INTEGER)`;
+
+/** `tokenCounts[i]` for every message: the count, or -1 where none is given (SPEC §3: what
+ * is not a finite number ≥ 0 leaves the message to the next source). A finite count above
+ * `MAX_COUNT` is INVALID_CONFIG. */
 function givenCounts(tokenCounts, n) {
   const given = new Float64Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
@@ -1595,7 +1603,11 @@ function givenCounts(tokenCounts, n) {
     } catch (e) {
       throw new ReduceError("INVALID_CONFIG", `reading tokenCounts[${i}] threw: ${reason(e)}`, i, "tokenCounts");
     }
-    if (typeof c === "number" && Number.isFinite(c) && c >= 0) given[i] = c;
+    if (typeof c !== "number" || !(c >= 0) || c === Infinity) continue;
+    if (c > MAX_COUNT) {
+      throw new ReduceError("INVALID_CONFIG", `tokenCounts[${i}] is ${c}: a token count must be ${AT_MOST}`, i, "tokenCounts");
+    }
+    given[i] = c;
   }
   return given;
 }
@@ -1742,9 +1754,9 @@ function readFresh(r, reader, i, m, counted, countTokens, check) {
   if (counted || countTokens === undefined) return true;
   // The user's own function: what it throws reaches the caller unchanged.
   const c = countTokens(m, i);
-  if (typeof c !== "number" || !Number.isFinite(c) || c < 0) {
+  if (typeof c !== "number" || !(c >= 0 && c <= MAX_COUNT)) {
     throw new ReduceError("INVALID_CONFIG",
-      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0`,
+      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0, ${AT_MOST}`,
       i, "countTokens");
   }
   r.raw[i] = c;
@@ -1948,6 +1960,9 @@ const OPTION_KEYS = [
   "currentRoundRatio", "onOverBudget", "onEvent",
 ];
 
+/** Where `signal` is in `OPTION_KEYS`. */
+const SIGNAL = OPTION_KEYS.indexOf("signal");
+
 // Kinds of option values: the same numbers as `OptionKind` in decode.rs.
 const O_MISSING = 0, O_BOOL = 1, O_NUMBER = 2, O_TEXT = 3, O_FUNCTION = 4, O_ARRAY = 5, O_OBJECT = 6,
   O_BIGINT = 7, O_SYMBOL = 8, O_OTHER = 9, O_THREW = 10;
@@ -1998,7 +2013,29 @@ export function readOptions(config, kinds, numbers) {
     kinds[i] = kind;
     values[i] = v;
   }
+  // (Any other kind of value is refused by the core.)
+  if (kinds[SIGNAL] === O_OBJECT) {
+    const e = notASignal(values[SIGNAL]);
+    if (e !== undefined) {
+      kinds[SIGNAL] = O_THREW;
+      values[SIGNAL] = e;
+    }
+  }
   return values;
+}
+
+/** The INVALID_CONFIG error of object `signal` if it is not an AbortSignal, else undefined.
+ * Duck-typed (what `callSummarizer` uses of it): browsers, Node, Deno and workerd each have an
+ * AbortSignal class of their own. */
+function notASignal(signal) {
+  try {
+    if (typeof signal.aborted === "boolean" && typeof signal.addEventListener === "function" &&
+      typeof signal.removeEventListener === "function") return undefined;
+  } catch (e) {
+    return optionError("signal", e);
+  }
+  return new ReduceError("INVALID_CONFIG", "signal must be an AbortSignal (such as an AbortController's signal), " +
+    "got an object without a boolean aborted and addEventListener and removeEventListener methods", undefined, "signal");
 }
 
 /** Whether object `v` is a typed array, or has a whole `length` an array could have (and
@@ -2231,6 +2268,29 @@ export function pick(reading, indices) {
   const out = new Array(indices.length);
   for (let k = 0; k < indices.length; k++) out[k] = reading.items[indices[k]];
   return out;
+}
+
+/**
+ * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
+ * `calibration` the history learned, where given, and a summarizer that counts each call it
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`).
+ */
+export function historyConfig(config, tokenCounts, calibration, calls) {
+  calls.n = 0;
+  const own = {};
+  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (calibration !== undefined) own.calibration = { value: calibration };
+  let summarizer;
+  try {
+    summarizer = config.summarizer;
+  } catch {
+    // (The reduction reads it again, and reports what it throws.)
+  }
+  if (typeof summarizer === "function") {
+    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+  }
+  return Object.create(config, own);
 }
 
 /**

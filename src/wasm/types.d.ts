@@ -194,9 +194,11 @@ export interface ReduceConfig {
   startOn?: "user" | "any";
   /** `priority`: newest user/assistant pairs always kept. Default 2. */
   keepRecentPairs?: number;
-  /** Provider-reported token counts by message index (finite numbers ≥ 0 win over everything else). */
+  /** Provider-reported token counts by message index (finite numbers ≥ 0 win over everything
+   * else; one above `Number.MAX_SAFE_INTEGER` is `INVALID_CONFIG` with its index). */
   tokenCounts?: ArrayLike<number | null | undefined>;
-  /** A synchronous exact counter, e.g. from gpt-tokenizer. */
+  /** A synchronous exact counter, e.g. from gpt-tokenizer: a number from 0 to
+   * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG`. */
   countTokens?: (message: Message, index: number) => number;
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
@@ -219,6 +221,8 @@ export interface ReduceConfig {
   summaryMaxTokens?: number;
   onSummarizerError?: "fallback" | "throw";
   timeoutMs?: number;
+  /** Aborts the summarizer (`ABORTED`). An AbortSignal of any runtime: an object without a
+   * boolean `aborted`, `addEventListener` and `removeEventListener` is `INVALID_CONFIG`. */
   signal?: AbortSignal;
   largeMessageTokens?: number;
   previewChars?: number;
