@@ -398,9 +398,10 @@ class Reading {
 
   isSummaryText(text) {
     if (typeof text !== "string") return false;
-    let at = 0;
-    while (at < text.length && text.charCodeAt(at) <= 32) at++;
-    return text.startsWith(this.openTag, at);
+    let at = 0, c = text.charCodeAt(0);
+    while (c <= 32) c = text.charCodeAt(++at);
+    // (The tag opens with "<": most texts are told apart without a call of startsWith.)
+    return c === 60 && text.startsWith(this.openTag, at);
   }
 
   /** The format read, as the core numbers it (`FORMAT_CODES`). */
@@ -598,7 +599,8 @@ function partsFit(content, format) {
 }
 
 function linkId(value) {
-  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+  // (A string as it is: `String(value)` is a call, on every call id and result.)
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
 }
 
 /** Texts and images of a nested result payload (tool results hold text or parts). */
