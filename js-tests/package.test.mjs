@@ -587,8 +587,16 @@ test("error messages name what was wrong in words", async () => {
   assert.match(message(() => reduceSync([{ role: "user", content: "a" }, 7], { maxTokens: 9 })), /got the number 7$/);
   assert.match(message(() => reduceSync([{ role: "assistant", content: null, tool_calls: "x" }], { maxTokens: 9 })), /got the string "x"$/);
   assert.match(message(() => reduceSync([{ role: "assistant", content: null, tool_calls: "" }], { maxTokens: 9 })), /got an empty string$/);
-  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: 0 })), /maxTokens must be a finite number greater than 0, got 0/);
-  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: -1 })), /maxTokens must be a finite number greater than 0, got -1/);
+  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: 0 })), /maxTokens must be a finite number greater than 0 and at most 9007199254740991 \(Number\.MAX_SAFE_INTEGER\), got 0/);
+  assert.match(message(() => reduceSync([{ role: "user", content: "a" }], { maxTokens: -1 })), /maxTokens must be a finite number greater than 0 and at most 9007199254740991 \(Number\.MAX_SAFE_INTEGER\), got -1/);
+  // Numbers under which a sum of tokens would be Infinity or NaN.
+  const one = [{ role: "user", content: "a" }];
+  for (const [options, field] of [[{ messageOverhead: 1e308 }, "messageOverhead"], [{ imageTokens: 1e300 }, "imageTokens"],
+    [{ estimator: "length", charsPerToken: 1e-308 }, "charsPerToken"], [{ estimatorWeights: { letter: 1e300 } }, "estimatorWeights"]]) {
+    assert.throws(() => reduceSync(one, { maxTokens: 9, ...options }), (e) => e.code === "INVALID_CONFIG" && e.field === field, field);
+    assert.throws(() => estimateTokens(one, options), (e) => e.code === "INVALID_CONFIG" && e.field === field, field);
+  }
+  assert.ok(Number.isFinite(estimateTokens(one, { messageOverhead: Number.MAX_SAFE_INTEGER })));
   // reduceSync with strategy "summarize" and no summarizer says what is missing.
   const e = message(() => reduceSync(conversation(2), { maxTokens: 50, strategy: "summarize" }));
   assert.match(e, /needs config\.summarizer/);

@@ -4,6 +4,15 @@
 use crate::error::{join, show, ReduceError};
 use crate::estimate::{Estimator, Tokenizer, Weights};
 use crate::formats::FormatChoice;
+use crate::history::MAX_COUNT;
+
+/// The most tokens a character may weigh (`estimatorWeights`; the largest fitted weight is
+/// 2.37): the estimator's fixed-point sum of the longest JavaScript string stays exact.
+const MAX_WEIGHT: f64 = 1000.0;
+
+/// The fewest characters a token may take (`charsPerToken`): no estimate of a text becomes
+/// `Infinity`.
+const MIN_CHARS_PER_TOKEN: f64 = 0.01;
 
 /// An option's value as the caller gave it, before validation. The boundary turns
 /// JavaScript values into these; tests build them directly.
@@ -175,7 +184,8 @@ impl Reader<'_, '_> {
         self.number_above(key, true)
     }
 
-    /// A finite number ≥ 0, or > 0 when `positive`.
+    /// A number ≥ 0, or > 0 when `positive`, and at most [`MAX_COUNT`] (so that no sum of
+    /// tokens, counts or overheads becomes `Infinity`).
     #[inline(never)]
     fn number_above(
         &mut self,
@@ -184,13 +194,14 @@ impl Reader<'_, '_> {
     ) -> Result<Option<f64>, ReduceError> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
-            OptionValue::Number(n) if n.is_finite() && (n > 0.0 || (n == 0.0 && !positive)) => {
+            OptionValue::Number(n) if n <= MAX_COUNT && (n > 0.0 || (n == 0.0 && !positive)) => {
                 Ok(Some(n))
             }
             OptionValue::Number(n) => Err(ReduceError::config(
                 key,
                 format!(
-                    "{key} must be a finite number {}, got {}",
+                    "{key} must be a finite number {} and at most 9007199254740991 \
+                     (Number.MAX_SAFE_INTEGER), got {}",
                     if positive { "greater than 0" } else { "≥ 0" },
                     show(n)
                 ),
@@ -416,6 +427,12 @@ impl Config {
 
         let estimator = r.choice("estimator", &[("classes", true), ("length", false)])?;
         let chars_per_token = r.positive("charsPerToken")?;
+        if let Some(c) = chars_per_token.filter(|&c| c < MIN_CHARS_PER_TOKEN) {
+            return Err(ReduceError::config(
+                "charsPerToken",
+                format!("charsPerToken must be at least 0.01, got {}", show(c)),
+            ));
+        }
         let mut weights = match r.choice(
             "tokenizer",
             &[("o200k", Tokenizer::O200k), ("cl100k", Tokenizer::Cl100k)],
@@ -437,12 +454,12 @@ impl Config {
                         ));
                     };
                     match value {
-                        OptionValue::Number(w) if w.is_finite() && w >= 0.0 => *slot = w,
+                        OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => *slot = w,
                         other => {
                             return Err(ReduceError::config(
                                 "estimatorWeights",
                                 format!(
-                                    "estimatorWeights.{name} must be a finite number ≥ 0, got {}",
+                                    "estimatorWeights.{name} must be a number of tokens per character from 0 to 1000, got {}",
                                     match other {
                                         OptionValue::Number(n) => show(n),
                                         o => o.type_name().to_string(),
@@ -666,6 +683,43 @@ mod tests {
             .filter(|k| !k.is_empty())
             .collect();
         assert_eq!(copy, Config::OPTION_NAMES, "reader.js's OPTION_KEYS");
+    }
+
+    #[test]
+    fn numbers_that_would_make_a_sum_infinite_are_refused() {
+        let field = |pairs: &[(&str, OptionValue)]| {
+            // (The first pair of a key counts.)
+            let mut all = pairs.to_vec();
+            all.push(("maxTokens", Number(1000.0)));
+            Config::from_pairs(&all).err().and_then(|e| e.field.clone())
+        };
+        for key in [
+            "messageOverhead",
+            "imageTokens",
+            "summaryMaxTokens",
+            "maxTokens",
+        ] {
+            assert_eq!(field(&[(key, Number(1e308))]).as_deref(), Some(key));
+            assert_eq!(field(&[(key, Number(f64::INFINITY))]).as_deref(), Some(key));
+            assert_eq!(
+                field(&[(key, Number(MAX_COUNT))]),
+                None,
+                "{key} at the bound"
+            );
+        }
+        let length = ("estimator", Text("length".into()));
+        let cpt = |c| field(&[length.clone(), ("charsPerToken", Number(c))]);
+        assert_eq!(cpt(1e-308).as_deref(), Some("charsPerToken"));
+        assert_eq!(cpt(0.009).as_deref(), Some("charsPerToken"));
+        assert_eq!(cpt(0.01), None);
+        let weight = |w| {
+            field(&[(
+                "estimatorWeights",
+                Object(vec![("emoji".into(), Number(w))]),
+            )])
+        };
+        assert_eq!(weight(1e300).as_deref(), Some("estimatorWeights"));
+        assert_eq!(weight(1000.0), None);
     }
 
     #[test]
