@@ -2143,8 +2143,10 @@ function withoutOrphans(reading, i) {
   for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
     if (orphans.has(at)) ids.add(reading.ids[reading.linkData[at]]);
   }
-  const m = reading.items[i], format = reading.format;
-  return ids.size === 0 ? m : withContent(format, m, contentOf(format, m).filter((p) => !ids.has(resultId(p))));
+  const m = reading.items[i], format = reading.format, content = contentOf(format, m);
+  // (Results are parts of an array: a message of one result alone goes whole.)
+  if (ids.size === 0 || !Array.isArray(content)) return m;
+  return withContent(format, m, content.filter((p) => !ids.has(resultId(p))));
 }
 
 // ---------------------------------------------------------------------------------------
