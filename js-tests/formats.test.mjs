@@ -2,7 +2,7 @@
 // and images, reduced under a tight budget, must still be a history the provider accepts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reduceSync, analyze, estimateTokens, ReduceError } from "chat-history-reducer";
+import { reduce, reduceSync, shouldReduce, analyze, estimateTokens, ChatHistory, ReduceError } from "chat-history-reducer";
 import { HumanMessage, AIMessage, ToolMessage, SystemMessage } from "@langchain/core/messages";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
@@ -466,4 +466,148 @@ test("progressive: a compressed tool run right before a kept call leaves a histo
     const again = reduceSync(r.messages, config);
     assert.equal(again.reduced, false, `${format}: a reduced history is not reduced again`);
   }
+});
+
+// ---- Orphans (SPEC §9.4): tool results whose call is not in the history -------------------
+// An app that keeps the last N messages cuts calls off their results: providers refuse the
+// history ("messages with role 'tool' must be a response to a preceding message with
+// 'tool_calls'"). Every output is without them, under budget too.
+
+/** Each fixture sliced after its first call: it opens on the results of a call that is gone.
+ * `orphans`: the indices of the messages that carry only those results; `dropped`: with the
+ * answer after them, which `startOn: "user"` drops too. */
+const sliced = {
+  openai: { make: () => { const m = build.openai(); return [m[0], ...m.slice(3)]; }, orphans: [1, 2], dropped: [1, 2, 3] },
+  "openai-responses": { make: () => { const m = build["openai-responses"](); return [m[0], ...m.slice(5)]; }, orphans: [1, 2], dropped: [1, 2, 3] },
+  anthropic: { make: () => build.anthropic().slice(2), orphans: [0], dropped: [0, 1] },
+  vercel: { make: () => { const m = build.vercel(); return [m[0], ...m.slice(3)]; }, orphans: [1, 2], dropped: [1, 2, 3] },
+  gemini: { make: () => build.gemini().slice(2), orphans: [0], dropped: [0, 1] },
+  langchain: { make: () => { const m = build.langchain(); return [m[0], ...m.slice(3)]; }, orphans: [1, 2], dropped: [1, 2, 3] },
+};
+
+/** Every input index exactly once across the lists (SPEC §8). */
+function assertAccounted(r, input, where) {
+  const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+  r.messages.filter((m) => input.includes(m)).forEach((m, k) => assert.equal(m, input[r.kept[k]], `${where}: kept objects`));
+}
+
+for (const [format, { make, orphans, dropped }] of Object.entries(sliced)) {
+  test(`${format}: orphan results are dropped, under budget too, and by every strategy whatever protects them`, async () => {
+    const input = make();
+    assert.throws(() => accepts[format](input), undefined, "the provider refuses the sliced history");
+    const snapshot = JSON.stringify(input);
+
+    // Under budget: no trigger fires, the orphans go all the same (with what startOn asks).
+    const quiet = { maxTokens: 1e9 };
+    assert.equal(shouldReduce(input, quiet), true, "shouldReduce: there are orphans to remove");
+    assert.equal(analyze(input, quiet).shouldReduce, true);
+    const r = reduceSync(input, quiet);
+    assert.equal(r.reduced, true);
+    assert.deepEqual(r.dropped, dropped);
+    assert.deepEqual(r.rewritten, []);
+    const event = r.events.find((e) => e.type === "orphans");
+    assert.equal(event?.messages, orphans.length, "an event says so");
+    assert.equal(r.tokensAfter, estimateTokens(r.messages));
+    assert.equal(r.tokensBefore, estimateTokens(input));
+    accepts[format](r.messages);
+    assertAccounted(r, input, `${format} under budget`);
+    assert.equal(shouldReduce(r.messages, quiet), false, "the cleaned history needs nothing more");
+    assert.equal(reduceSync(r.messages, quiet).reduced, false);
+    // startOn "any": only the orphans go.
+    assert.deepEqual(reduceSync(input, { ...quiet, startOn: "any" }).dropped, format === "anthropic" || format === "gemini" ? dropped : orphans);
+
+    // Over budget, every strategy; keepLast covering the whole history protects no orphan.
+    const total = estimateTokens(input);
+    const summarized = [];
+    const summarizer = async ({ messages }) => { summarized.push(...messages); return "an earlier conversation"; };
+    for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+      for (const config of [{ maxTokens: Math.floor(total / 3) }, { maxTokens: Math.floor(total * 0.9), keepLast: 1000 }, quiet]) {
+        const c = { ...config, strategy, ...(strategy === "summarize" ? { summarizer } : { largeMessageTokens: 100, minToolRun: 2 }) };
+        const where = `${format} ${JSON.stringify(c)}`;
+        const out = await reduce(input, c);
+        for (const i of orphans) assert.ok(out.dropped.includes(i), `${where}: orphan ${i} dropped`);
+        accepts[format](out.messages);
+        assertAccounted(out, input, where);
+        for (const originals of Object.values(out.offloaded)) for (const o of originals) assert.ok(!orphans.includes(input.indexOf(o)), `${where}: no orphan offloaded`);
+        if (!out.overBudget) assert.equal((await reduce(out.messages, c)).reduced, false, `${where}: stable`);
+      }
+    }
+    assert.ok(summarized.length > 0 && summarized.every((m) => !orphans.includes(input.indexOf(m))), "the summarizer is never asked about an orphan");
+    assert.equal(JSON.stringify(input), snapshot, "the input is untouched");
+  });
+}
+
+test("an orphan inside another call's group goes; the call and its own results stay, protected or not", () => {
+  const input = build.openai();
+  const last = input.length - 5; // the last turn: user, calls, result, result, answer
+  const orphan = { role: "tool", tool_call_id: "gone", content: "a stale result" };
+  input.splice(last + 2, 0, orphan);
+  assert.throws(() => accepts.openai(input));
+  for (const config of [{ maxTokens: 1e9 }, { maxTokens: Math.floor(estimateTokens(input) / 3), keepLast: 4 }]) {
+    const r = reduceSync(input, config);
+    assert.ok(r.dropped.includes(last + 2), JSON.stringify(config));
+    for (const i of [last + 1, last + 3, last + 4]) assert.ok(r.kept.includes(i), `${JSON.stringify(config)}: ${i} kept`);
+    accepts.openai(r.messages);
+    assertAccounted(r, input, JSON.stringify(config));
+  }
+  assert.deepEqual(reduceSync(input, { maxTokens: 1e9 }).dropped, [last + 2], "under budget, only the orphan");
+});
+
+test("a message with orphan results beside other content keeps the rest, as a copy without them", async () => {
+  const anthropic = [
+    // Sliced: the user's text was sent with the result of a call that is gone (as agents do).
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "stale" }, { type: "text", text: "Thanks. Now search the web." }], id: "u0" },
+    { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "search", input: { q: "x" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "found" }, { type: "tool_result", tool_use_id: "gone2", content: "stale" }] },
+    { role: "assistant", content: "Here it is." },
+  ];
+  const gemini = [
+    { role: "user", parts: [{ functionResponse: { name: "old_tool", response: { ok: true } } }, { text: "Go on, please." }] },
+    { role: "model", parts: [{ functionCall: { name: "search", args: { q: "x" } } }] },
+    { role: "user", parts: [{ functionResponse: { name: "search", response: { hits: 3 } } }] },
+    { role: "model", parts: [{ text: "Three hits." }] },
+  ];
+  for (const [format, input, rewritten, expected] of [
+    ["anthropic", anthropic, [0, 2], [
+      { role: "user", content: [{ type: "text", text: "Thanks. Now search the web." }], id: "u0" },
+      anthropic[1],
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "found" }] },
+      anthropic[3]]],
+    ["gemini", gemini, [0], [{ role: "user", parts: [{ text: "Go on, please." }] }, ...gemini.slice(1)]],
+  ]) {
+    assert.throws(() => accepts[format](input));
+    const snapshot = JSON.stringify(input);
+    for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+      const r = await reduce(input, { maxTokens: 1e9, strategy, summarizer: async () => "s" });
+      assert.equal(r.reduced, true, `${format} ${strategy}`);
+      assert.deepEqual(r.rewritten, rewritten, `${format} ${strategy}`);
+      assert.deepEqual(r.dropped, [], `${format} ${strategy}: nothing of the user's is lost`);
+      assert.deepEqual(r.messages, expected, `${format} ${strategy}: copies without the orphan parts`);
+      for (const i of rewritten) assert.notEqual(r.messages[i], input[i], "a copy, not the input object");
+      accepts[format](r.messages);
+      assertAccounted(r, input, `${format} ${strategy}`);
+      // (A copy is counted at its original's size: tokensAfter is an upper bound.)
+      assert.ok(r.tokensAfter >= estimateTokens(r.messages));
+      assert.equal(reduceSync(r.messages, { maxTokens: 1e9 }).reduced, false);
+    }
+    assert.equal(JSON.stringify(input), snapshot, "the input is untouched");
+  }
+  // Offloaded as a preview, the copy is made without them too.
+  const big = [...anthropic.slice(0, 2), { ...anthropic[2], content: [{ type: "tool_result", tool_use_id: "t1", content: "found ".repeat(800) }, anthropic[2].content[1]] }, anthropic[3], { role: "user", content: "And now?" }];
+  const r = reduceSync(big, { strategy: "progressive", maxTokens: 800, largeMessageTokens: 200 });
+  assert.ok(r.rewritten.includes(2) && Object.keys(r.offloaded).length > 0, JSON.stringify(r.events));
+  accepts.anthropic(r.messages);
+  assert.ok(!JSON.stringify(r.messages).includes("gone"), "no orphan block in the output, preview or copy");
+});
+
+test("ChatHistory.prepare() removes orphans from the working history", async () => {
+  const input = sliced.openai.make();
+  const h = new ChatHistory({ maxTokens: 1e9 }, input);
+  const sent = await h.prepare();
+  accepts.openai(sent);
+  assert.deepEqual(sent, [input[0], ...input.slice(4)]);
+  assert.equal(h.messages.length, sent.length);
+  assert.ok(h.events.some((e) => e.type === "orphans"));
+  assert.equal(h.original.length, input.length, "original keeps everything");
 });

@@ -77,6 +77,10 @@ export const accepts = {
   gemini(ms) {
     assert.equal(ms[0].role, "user", "the first content must be a user turn");
     ms.forEach((m, p) => {
+      if (m.parts.some((x) => x.functionResponse)) {
+        const prev = ms[p - 1];
+        assert.ok(prev && prev.parts.some((x) => x.functionCall), "a functionResponse turn must answer the functionCall turn before it");
+      }
       const calls = m.parts.filter((x) => x.functionCall);
       if (calls.length) {
         const prev = ms[p - 1];

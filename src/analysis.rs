@@ -61,7 +61,7 @@ pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
         total_tokens: t.total_tokens(),
         groups: s.groups.len(),
         rounds: s.round_of.last().copied().unwrap_or(0) as usize,
-        should_reduce: fired.any(),
+        should_reduce: fired.any() || s.orphans > 0,
         over_max_tokens: fired.tokens,
         over_message_trigger: fired.messages,
     }

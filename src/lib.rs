@@ -51,20 +51,22 @@ pub use transcript::{flags, Link, LinkKind, MessageInfo, Role, Transcript};
 
 use std::borrow::Borrow;
 
-/// Whether any configured trigger fires (SPEC §4). Cheap: one pass over the counts.
+/// Whether any configured trigger fires (SPEC §4), or the history has orphans to remove
+/// (tool results whose call is not before them: SPEC §9.4). One pass over the counts, and
+/// when no trigger fires one over the messages and links ([`Structure::of`]).
 pub fn should_reduce(t: &Transcript, config: &Config) -> bool {
-    budget::triggers(t, config).any()
+    budget::triggers(t, config).any() || Structure::of(t).orphans > 0
 }
 
 /// Reduces with a strategy that needs no summarizer; the history is returned unchanged
-/// when no trigger fires.
+/// when no trigger fires and it has no orphans (see [`reduce_without_summarizer`]).
 pub fn reduce_sync(t: &Transcript, config: &Config) -> Result<Reduction, ReduceError> {
     reduce_sync_with(t, config, || Structure::of(t))
 }
 
-/// [`reduce_sync`] with the structure of `t` from the caller, asked for only when a
-/// trigger fires: a caller that keeps the structure of a history that grows extends it
-/// ([`Structure::extend`]) instead of making it anew.
+/// [`reduce_sync`] with the structure of `t` from the caller: a caller that keeps the
+/// structure of a history that grows extends it ([`Structure::extend`]) instead of making
+/// it anew.
 pub fn reduce_sync_with<S: Borrow<Structure>>(
     t: &Transcript,
     config: &Config,
@@ -84,24 +86,36 @@ pub fn reduce_sync_with<S: Borrow<Structure>>(
 }
 
 /// The strategies that only drop: `truncate` and `priority` (and the fallback of the
-/// others).
+/// others). Whatever keeps them, orphans go ([`Structure::ORPHAN`]; a message with orphans
+/// beside other content stands without them). When no trigger fires, they go all the same
+/// (SPEC §9: every output keeps the invariants), as a `truncate` with no target: with them
+/// what `startOn` then asks (a history sliced to start on a tool result starts on the next
+/// user input), nothing more.
 fn reduce_without_summarizer<S: Borrow<Structure>>(
     t: &Transcript,
     config: &Config,
     structure: impl FnOnce() -> S,
 ) -> Result<Reduction, ReduceError> {
-    if !should_reduce(t, config) {
+    drop_with(t, structure().borrow(), config)
+}
+
+/// [`reduce_without_summarizer`] with the structure `s` of `t`.
+fn drop_with(t: &Transcript, s: &Structure, config: &Config) -> Result<Reduction, ReduceError> {
+    let fired = budget::triggers(t, config).any();
+    if !fired && s.orphans == 0 {
         return Ok(Reduction::unchanged(t));
     }
-    let s = structure();
-    let s = s.borrow();
     let protection = protect::protect(t, s, config);
+    let targets = if fired {
+        budget::Targets::of(config)
+    } else {
+        budget::Targets::NONE
+    };
     match config.strategy {
-        Strategy::Priority => strategies::priority::priority(t, s, &protection, config),
-        Strategy::Truncate | Strategy::Summarize | Strategy::Progressive => {
-            strategies::truncate::truncate(t, s, &protection, config)
-        }
+        Strategy::Priority if fired => strategies::priority::priority(t, s, &protection, config),
+        _ => strategies::truncate::truncate(t, s, &protection, config, &targets),
     }
+    .map(|r| r.without_orphans(t, &s.orphan))
 }
 
 /// What `reduce` does next with a config that summarizes.
@@ -121,15 +135,15 @@ pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, Redu
             "strategy \"summarize\" needs config.summarizer: an async function (request) => summary text",
         ));
     }
-    if !should_reduce(t, config) {
-        return Ok(SummaryStep::Done(Reduction::unchanged(t)));
-    }
     let s = Structure::of(t);
-    let protection = protect::protect(t, &s, config);
-    match strategies::summarize::plan(t, &s, &protection, config) {
-        Some(plan) => Ok(SummaryStep::Summarize(plan)),
-        None => strategies::truncate::truncate(t, &s, &protection, config).map(SummaryStep::Done),
+    if budget::triggers(t, config).any() {
+        let protection = protect::protect(t, &s, config);
+        if let Some(plan) = strategies::summarize::plan(t, &s, &protection, config) {
+            return Ok(SummaryStep::Summarize(plan));
+        }
     }
+    // Nothing to summarise, or no trigger (only orphans go): what `truncate` does then.
+    drop_with(t, &s, config).map(SummaryStep::Done)
 }
 
 /// The reduction when the summarizer failed and `onSummarizerError` is `"fallback"`:

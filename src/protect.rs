@@ -51,11 +51,12 @@ impl Protection {
 }
 
 /// Whether a group is part of the conversation proper: it holds a message that is neither a
-/// system message nor a summary.
+/// system message, nor a summary, nor an orphan ([`Structure::ORPHAN`], which goes).
 pub fn is_conversation(t: &Transcript, s: &Structure, g: usize) -> bool {
-    s.groups[g]
-        .range()
-        .any(|i| !t.messages[i].is_system() && !t.messages[i].is_summary())
+    s.groups[g].range().any(|i| {
+        let m = &t.messages[i];
+        !m.is_system() && !m.is_summary() && s.orphan[i] != Structure::ORPHAN
+    })
 }
 
 /// Whether a group opens with a real user input.

@@ -1,7 +1,7 @@
 //! Groups and rounds (SPEC §2): what is kept or removed together, and where each real
 //! user input starts a round.
 
-use crate::transcript::{flags, Link, LinkKind, Transcript};
+use crate::transcript::{flags, Link, LinkKind, Role, Transcript};
 
 /// A run of messages that is kept or removed whole: a tool call with every message that
 /// answers it (and whatever lies between them), or a single message.
@@ -36,15 +36,36 @@ pub struct Structure {
     pub group_of: Vec<u32>,
     /// The round of each message: 0 before the first real user input, then 1, 2, …
     pub round_of: Vec<u32>,
+    /// Whether each message carries tool results whose call is not before it (orphans,
+    /// SPEC §9.4: an app that sliced its history): [`Structure::ORPHAN`] for a tool message
+    /// that carries nothing else, [`Structure::STRAY`] for one that carries more, else 0.
+    pub orphan: Vec<u8>,
+    /// How many messages carry orphans.
+    pub orphans: usize,
 }
 
 impl Structure {
+    /// In [`Structure::orphan`]: a tool message that carries only results whose call is not
+    /// before it. Every reduction drops it, whatever keeps its group; it is in no run or
+    /// summary, nothing is written for it, and it takes no `keepLast` place. (Until then it
+    /// counts toward the triggers and targets as the input has it.)
+    pub const ORPHAN: u8 = 1;
+    /// In [`Structure::orphan`]: a message that carries such results beside other content
+    /// (a user message with a stray `tool_result` block and text). A reduction that keeps it
+    /// outputs a copy without them ([`Slot::Cleaned`]), and so is every copy written for it
+    /// (a preview).
+    ///
+    /// [`Slot::Cleaned`]: crate::Slot::Cleaned
+    pub const STRAY: u8 = 2;
+
     /// Linear in messages and links.
     pub fn of(transcript: &Transcript) -> Structure {
         let mut s = Structure {
             groups: Vec::new(),
             group_of: Vec::with_capacity(transcript.len()),
             round_of: Vec::with_capacity(transcript.len()),
+            orphan: Vec::with_capacity(transcript.len()),
+            orphans: 0,
         };
         s.build(transcript, 0, &transcript.links, 0);
         s
@@ -101,6 +122,8 @@ impl Structure {
             groups: self.groups[..from].to_vec(),
             group_of: Vec::with_capacity(n),
             round_of: Vec::with_capacity(n),
+            orphan: self.orphan[..start].to_vec(),
+            orphans: self.orphan[..start].iter().filter(|&&m| m != 0).count(),
         };
         s.group_of.extend_from_slice(&self.group_of[..start]);
         s.round_of.extend_from_slice(&self.round_of[..start]);
@@ -112,9 +135,9 @@ impl Structure {
         Some(s)
     }
 
-    /// Appends the groups and rounds of messages `start..` of `t`, whose links are `links`
-    /// (a result among them whose call is not is no link); `round`: the round before
-    /// `start`. `None` when the links' keys are too sparse to index (only from `extend`:
+    /// Appends the groups, rounds and orphans of messages `start..` of `t`, whose links are
+    /// `links` (a result among them whose call is not is an orphan); `round`: the round
+    /// before `start`. `None` when the links' keys are too sparse to index (only from `extend`:
     /// from 0 every key is indexed).
     fn build(
         &mut self,
@@ -141,6 +164,11 @@ impl Structure {
         // results of its calls, the message after it when it attaches to it).
         let mut reach: Vec<u32> = (start as u32..n as u32).collect();
         let mut linked = vec![false; n - start];
+        // Until the pass over the messages, orphan[i]: whether message i has a result whose
+        // call is not before it (ORPHANED), a link that is not one (LINKED), or both.
+        const LINKED: u8 = 4;
+        const ORPHANED: u8 = 8;
+        self.orphan.resize(n, 0);
         let mut last_call: Vec<u32> = Vec::new();
         for link in links {
             let m = link.message as usize;
@@ -152,16 +180,20 @@ impl Structure {
                 last_call.resize(key + 1, u32::MAX);
             }
             linked[m - start] = true;
+            let mut mark = LINKED;
             match link.kind {
                 LinkKind::Call => last_call[key] = link.message,
                 LinkKind::Result => {
                     let call = last_call[key];
-                    if call != u32::MAX && call < link.message {
+                    if call == u32::MAX {
+                        mark = ORPHANED;
+                    } else if call < link.message {
                         let r = &mut reach[call as usize - start];
                         *r = (*r).max(link.message);
                     }
                 }
             }
+            self.orphan[m] |= mark;
         }
 
         // One pass over the messages: groups, the group of each, and rounds.
@@ -178,6 +210,14 @@ impl Structure {
             if m.flags & flags::ATTACH_NEXT != 0 && j + 1 < n {
                 end = end.max(j + 1);
             }
+            // A tool message with nothing but orphans goes whole; any other keeps the rest.
+            let mark = &mut self.orphan[j];
+            *mark = match *mark {
+                ORPHANED if m.role == Role::Tool => Structure::ORPHAN,
+                l if l & ORPHANED != 0 => Structure::STRAY,
+                _ => 0,
+            };
+            self.orphans += usize::from(*mark != 0);
             tokens += m.tokens;
             has_tool |= linked[j - start];
             if j == end {

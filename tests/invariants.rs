@@ -1,6 +1,9 @@
 //! Property tests of SPEC §9 over random conversations: every output of `truncate` and
 //! `priority` keeps order, system messages, tool integrity, `startOn`, the latest user
-//! input, the budget, the accounting, stability and determinism.
+//! input, the budget, the accounting, stability and determinism. Some conversations carry
+//! orphans (tool results whose call is not in them, as an app that sliced its history
+//! leaves them: leading, in the middle, inside a call's group, beside a user's text): no
+//! output of any strategy has one.
 #![cfg(not(target_arch = "wasm32"))]
 
 use chat_history_reducer::strategies::progressive;
@@ -10,30 +13,76 @@ use chat_history_reducer::{
     Reduction, Role, Slot, Transcript,
 };
 use proptest::prelude::*;
+use std::collections::{HashMap, HashSet};
 
 /// One step of a generated conversation.
 #[derive(Clone, Debug)]
 enum Step {
     User(f64),
     Answer(f64),
-    /// Parallel tool calls: the call message's tokens and one entry per result.
-    Tools(f64, Vec<f64>),
+    /// Parallel tool calls: the call message's tokens, one entry per result, and the tokens
+    /// of an orphan result among them, if any (inside the call's group).
+    Tools(f64, Vec<f64>, Option<f64>),
     /// A developer message in the middle.
     System(f64),
+    /// An orphan result of its own: a tool message, or (`true`, where the format has them)
+    /// a block of a real user input, beside its text.
+    Orphan(f64, bool),
 }
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         3 => (1.0..200.0f64).prop_map(Step::User),
         3 => (1.0..300.0f64).prop_map(Step::Answer),
-        3 => ((1.0..80.0f64), prop::collection::vec(1.0..2000.0f64, 1..4))
-            .prop_map(|(c, r)| Step::Tools(c, r)),
+        3 => (
+            (1.0..80.0f64),
+            prop::collection::vec(1.0..2000.0f64, 1..4),
+            prop::option::weighted(0.15, 1.0..500.0f64)
+        )
+            .prop_map(|(c, r, o)| Step::Tools(c, r, o)),
         1 => (1.0..50.0f64).prop_map(Step::System),
+        1 => ((1.0..500.0f64), any::<bool>()).prop_map(|(t, u)| Step::Orphan(t, u)),
     ]
 }
 
-/// A tool call with parallel results, shaped as `t.format` shapes it.
-fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
+/// `steps` without orphans (`None`), or with them and (`Some(true)`) one leading.
+fn with_orphans(mut steps: Vec<Step>, orphans: Option<bool>) -> Vec<Step> {
+    match orphans {
+        None => {
+            steps.retain(|s| !matches!(s, Step::Orphan(..)));
+            for s in &mut steps {
+                if let Step::Tools(_, _, o) = s {
+                    *o = None;
+                }
+            }
+        }
+        Some(true) => steps.insert(0, Step::Orphan(100.0, false)),
+        Some(false) => {}
+    }
+    steps
+}
+
+/// Keys no call has: orphan results answer them.
+const ORPHAN_KEYS: u32 = 5_000_000;
+
+/// A message that carries only an orphan result.
+fn orphan(t: &mut Transcript, orphans: &mut u32, tokens: f64) {
+    t.push(MessageInfo::new(Role::Tool, tokens));
+    t.link(LinkKind::Result, *orphans);
+    *orphans += 1;
+}
+
+/// A tool call with parallel results, shaped as `t.format` shapes it; with an orphan result
+/// (`stray`) among them: an orphan message between them, or in Anthropic and Gemini a block
+/// of their message.
+fn tools(
+    t: &mut Transcript,
+    key: &mut u32,
+    orphans: &mut u32,
+    call: f64,
+    results: &[f64],
+    stray: Option<f64>,
+) {
     let first = *key;
     *key += results.len() as u32;
     let calls = first..*key;
@@ -54,10 +103,14 @@ fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
             t.push(MessageInfo {
                 role: Role::Tool,
                 flags: 0,
-                tokens: results.iter().sum(),
+                tokens: results.iter().sum::<f64>() + stray.unwrap_or(0.0),
             });
             for k in calls {
                 t.link(LinkKind::Result, k);
+            }
+            if stray.is_some() {
+                t.link(LinkKind::Result, *orphans);
+                *orphans += 1;
             }
         }
         Format::OpenAiResponses => {
@@ -70,6 +123,9 @@ fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
             for k in calls.clone() {
                 t.push(MessageInfo::new(Role::Assistant, call));
                 t.link(LinkKind::Call, k);
+            }
+            if let Some(tokens) = stray {
+                orphan(t, orphans, tokens);
             }
             for (k, tokens) in calls.zip(results) {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
@@ -86,6 +142,9 @@ fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
             t.link(LinkKind::Call, approval);
             t.push(MessageInfo::new(Role::Tool, 4.0));
             t.link(LinkKind::Result, approval);
+            if let Some(tokens) = stray {
+                orphan(t, orphans, tokens);
+            }
             for (k, tokens) in calls.zip(results) {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
                 t.link(LinkKind::Result, k);
@@ -96,9 +155,12 @@ fn tools(t: &mut Transcript, key: &mut u32, call: f64, results: &[f64]) {
             for k in calls.clone() {
                 t.link(LinkKind::Call, k);
             }
-            for (k, tokens) in calls.zip(results) {
+            for (n, (k, tokens)) in calls.zip(results).enumerate() {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
                 t.link(LinkKind::Result, k);
+                if let (0, Some(tokens)) = (n, stray) {
+                    orphan(t, orphans, tokens);
+                }
             }
         }
     }
@@ -114,7 +176,7 @@ fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Ste
         m.flags = chat_history_reducer::flags::SUMMARY;
         t.push(m);
     }
-    let mut key = 0;
+    let (mut key, mut orphans) = (0, ORPHAN_KEYS);
     for s in steps {
         match s {
             Step::User(tokens) => {
@@ -126,7 +188,19 @@ fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Ste
             Step::System(tokens) => {
                 t.push(MessageInfo::new(Role::System, *tokens));
             }
-            Step::Tools(call, results) => tools(&mut t, &mut key, *call, results),
+            Step::Tools(call, results, stray) => {
+                tools(&mut t, &mut key, &mut orphans, *call, results, *stray)
+            }
+            // (A UI message holds a call with its result: it has no orphan.)
+            Step::Orphan(..) if t.format == Format::VercelUi => {}
+            Step::Orphan(tokens, true)
+                if matches!(t.format, Format::Anthropic | Format::Gemini) =>
+            {
+                t.push(MessageInfo::new(Role::User, *tokens));
+                t.link(LinkKind::Result, orphans);
+                orphans += 1;
+            }
+            Step::Orphan(tokens, _) => orphan(&mut t, &mut orphans, *tokens),
         }
     }
     t
@@ -142,7 +216,11 @@ fn case() -> impl Strategy<Value = Case> {
     let format = prop::sample::select(Format::ALL.to_vec());
     let system = prop::option::of(1.0..300.0f64);
     let summary = prop::option::weighted(0.2, 10.0..200.0f64);
-    let steps = prop::collection::vec(step(), 0..60);
+    let steps = (
+        prop::collection::vec(step(), 0..60),
+        prop::option::weighted(0.35, any::<bool>()),
+    )
+        .prop_map(|(steps, orphans)| with_orphans(steps, orphans));
     let max_tokens = prop::option::of(50.0..6000.0f64);
     let target_messages = prop::option::of(0usize..30);
     let keep_last = 0usize..4;
@@ -188,24 +266,81 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-/// The kept part of `t` as a transcript of its own, links renumbered.
+/// The results of `t` whose call is not before them (orphans), as `(message, key)`:
+/// found as a provider finds them, by id, in order.
+fn orphan_links(t: &Transcript) -> HashSet<(u32, u32)> {
+    let mut called = HashSet::new();
+    let mut orphans = HashSet::new();
+    for l in &t.links {
+        match l.kind {
+            LinkKind::Call => {
+                called.insert(l.key);
+            }
+            LinkKind::Result if !called.contains(&l.key) => {
+                orphans.insert((l.message, l.key));
+            }
+            LinkKind::Result => {}
+        }
+    }
+    orphans
+}
+
+/// The messages of `t` that carry orphans, with whether they carry nothing else (a tool
+/// message): those go; the others stand without them (`Slot::Cleaned`).
+fn orphans_of(t: &Transcript) -> HashMap<u32, bool> {
+    let orphans = orphan_links(t);
+    let mut of: HashMap<u32, bool> = orphans
+        .iter()
+        .map(|&(i, _)| (i, t.messages[i as usize].role == Role::Tool))
+        .collect();
+    for l in &t.links {
+        if !orphans.contains(&(l.message, l.key)) {
+            if let Some(only) = of.get_mut(&l.message) {
+                *only = false;
+            }
+        }
+    }
+    of
+}
+
+/// The output of a reduction that writes nothing but a summary as a transcript of its own,
+/// links renumbered: a kept message as it was, a cleaned one without its orphan results.
 fn output_transcript(t: &Transcript, r: &Reduction) -> Transcript {
+    let orphans = orphan_links(t);
     let mut out = Transcript::new(t.format);
-    let mut new_index = vec![u32::MAX; t.len()];
+    let mut new_index = vec![(u32::MAX, false); t.len()];
     for slot in &r.output {
-        let Slot::Input(i) = *slot else {
-            unreachable!("truncate and priority write no summary")
+        let (i, cleaned) = match *slot {
+            Slot::Input(i) => (i, false),
+            Slot::Cleaned(i) => (i, true),
+            Slot::New(_) => {
+                // (A summary: it calls and answers nothing.)
+                out.push(MessageInfo {
+                    role: Role::User,
+                    flags: chat_history_reducer::flags::SUMMARY,
+                    tokens: 0.0,
+                });
+                continue;
+            }
         };
-        new_index[i as usize] = out.push(t.messages[i as usize]);
+        new_index[i as usize] = (out.push(t.messages[i as usize]), cleaned);
     }
     for l in &t.links {
-        if new_index[l.message as usize] != u32::MAX {
+        let (at, cleaned) = new_index[l.message as usize];
+        if at != u32::MAX && !(cleaned && orphans.contains(&(l.message, l.key))) {
             let mut l = *l;
-            l.message = new_index[l.message as usize];
+            l.message = at;
             out.links.push(l);
         }
     }
     out
+}
+
+/// SPEC §9.4: no output has a result without its call before it.
+fn no_orphans(out: &Transcript) -> Result<(), TestCaseError> {
+    let orphans = orphan_links(out);
+    prop_assert!(orphans.is_empty(), "orphans in the output: {:?}", orphans);
+    Ok(())
 }
 
 /// Call message → result messages, matched the way providers match them (by id).
@@ -231,22 +366,56 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     let t = &case.transcript;
     let config = Config::from_pairs(&case.pairs).expect("valid config");
     let r = reduce_sync(t, &config).expect("no error in bestEffort mode");
-    let kept: Vec<bool> = r.fate.iter().map(|f| *f == Fate::Kept).collect();
+    // In the output: as it was, or (a message with orphans beside other content) cleaned.
+    let kept: Vec<bool> = r
+        .fate
+        .iter()
+        .map(|f| matches!(f, Fate::Kept | Fate::Rewritten))
+        .collect();
     let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
+    let orphans = orphans_of(t);
 
-    // 8. Accounting: every input exactly once; the output is the kept inputs.
+    // 8. Accounting: every input exactly once; the output is the kept inputs, and the
+    // cleaned ones (rewritten).
     prop_assert_eq!(r.fate.len(), t.len());
     let out: Vec<u32> = r
         .output
         .iter()
         .map(|slot| match slot {
-            Slot::Input(i) => Ok(*i),
+            Slot::Input(i) | Slot::Cleaned(i) => Ok(*i),
             Slot::New(_) => Err(TestCaseError::fail(
                 "a summary from a strategy that only drops",
             )),
         })
         .collect::<Result<_, _>>()?;
-    prop_assert_eq!(out.clone(), r.indices(Fate::Kept));
+    let as_is: Vec<u32> = r
+        .output
+        .iter()
+        .filter_map(|s| match s {
+            Slot::Input(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    prop_assert_eq!(as_is, r.indices(Fate::Kept));
+    for (i, fate) in r.fate.iter().enumerate() {
+        let cleaned = r.output.contains(&Slot::Cleaned(i as u32));
+        prop_assert_eq!(*fate == Fate::Rewritten, cleaned, "message {}", i);
+    }
+    // 4. No orphan: a message that carries only orphans goes; one that carries more is
+    // cleaned (or goes with its group); every other message stays as it was.
+    no_orphans(&output_transcript(t, &r))?;
+    for (&i, &only) in &orphans {
+        let fate = r.fate[i as usize];
+        prop_assert!(
+            fate == Fate::Dropped || !only && fate == Fate::Rewritten,
+            "orphan {} is {:?}",
+            i,
+            fate
+        );
+    }
+    if !orphans.is_empty() {
+        prop_assert!(should_reduce(t, &config) && r.reduced);
+    }
     // The one-pass partition the boundary writes results from.
     let by_fate = r.indices_by_fate();
     for (k, fate) in [Fate::Kept, Fate::Dropped, Fate::Summarized, Fate::Rewritten]
@@ -300,10 +469,12 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         .filter(|l| l.kind == LinkKind::Call)
         .map(|l| l.message)
         .collect();
-    // (Only for inputs that keep the rule: the generator makes some that do not.)
-    let valid_gemini = calls
-        .iter()
-        .all(|&c| c > 0 && matches!(t.messages[c as usize - 1].role, Role::User | Role::Tool));
+    // (Only for inputs that keep the rule once their orphans are gone: the generator makes
+    // some that do not.)
+    let valid_gemini = calls.iter().all(|&c| {
+        let before = (0..c).rev().find(|i| orphans.get(i) != Some(&true));
+        before.is_some_and(|b| matches!(t.messages[b as usize].role, Role::User | Role::Tool))
+    });
     if t.format == Format::Gemini && r.reduced && valid_gemini {
         for (k, &i) in out.iter().enumerate() {
             let prev = k.checked_sub(1).map(|p| t.messages[out[p] as usize].role);
@@ -324,11 +495,10 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     }
     // keepLast: the newest conversation message always stays (with its group).
     if config.keep_last >= 1 {
-        if let Some(last) = t
-            .messages
-            .iter()
-            .rposition(|m| !m.is_system() && !m.is_summary())
-        {
+        if let Some(last) = (0..t.len()).rposition(|i| {
+            let m = &t.messages[i];
+            !m.is_system() && !m.is_summary() && orphans.get(&(i as u32)) != Some(&true)
+        }) {
             prop_assert!(kept[last], "the newest message {} was removed", last);
         }
     }
@@ -345,10 +515,10 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
             prop_assert!(first.is_real_user(), "starts on {:?}", first.role);
         }
     }
-    // 7. Budget.
+    // 7. Budget, when a trigger fires (else only orphans go).
     let after: f64 = out.iter().map(|&i| t.messages[i as usize].tokens).sum();
     prop_assert!((after - r.tokens_after).abs() < 1e-6);
-    if r.reduced && !r.over_budget {
+    if r.reduced && !r.over_budget && fired(t, &config) {
         if let Some(target) = config.target_tokens {
             prop_assert!(after <= target + 1e-9, "{} > {}", after, target);
         }
@@ -407,6 +577,12 @@ fn budget_unreachable_is_an_error_when_asked() {
     );
 }
 
+/// Whether a trigger fires for `t` (when none does, a reduction only removes orphans, and
+/// meets no target).
+fn fired(t: &Transcript, config: &Config) -> bool {
+    chat_history_reducer::budget::triggers(t, config).any()
+}
+
 // ---- summarize and progressive: the strategies that write messages ----------------------
 
 /// Whether message `i` is in the output in some form (as it was, or rewritten in place).
@@ -416,7 +592,8 @@ fn present(fate: Fate) -> bool {
 
 /// The invariants every writing strategy keeps: accounting, order, system messages, tool
 /// integrity (a call and its results are both present, or both gone), the latest user
-/// input verbatim, and the budget unless over it.
+/// input verbatim (but for orphan results beside its text), orphans gone, and the budget
+/// unless over it.
 fn check_written(t: &Transcript, config: &Config, r: &Reduction) -> Result<(), TestCaseError> {
     prop_assert_eq!(r.fate.len(), t.len());
     let inputs: Vec<u32> = r
@@ -424,9 +601,31 @@ fn check_written(t: &Transcript, config: &Config, r: &Reduction) -> Result<(), T
         .iter()
         .filter_map(|s| match s {
             Slot::Input(i) => Some(*i),
-            Slot::New(_) => None,
+            Slot::New(_) | Slot::Cleaned(_) => None,
         })
         .collect();
+    let orphans = orphans_of(t);
+    for (&i, &only) in &orphans {
+        let fate = r.fate[i as usize];
+        // (One that carries more may also go with its group, or into a summary.)
+        prop_assert!(
+            if only {
+                fate == Fate::Dropped
+            } else {
+                fate != Fate::Kept
+            },
+            "orphan {} ({}) is {:?}",
+            i,
+            only,
+            fate
+        );
+    }
+    for s in &r.output {
+        if let Slot::Cleaned(i) = *s {
+            prop_assert_eq!(orphans.get(&i), Some(&false), "cleaned {}", i);
+            prop_assert_eq!(r.fate[i as usize], Fate::Rewritten);
+        }
+    }
     prop_assert!(inputs.windows(2).all(|w| w[0] < w[1]), "order");
     prop_assert_eq!(
         inputs,
@@ -451,9 +650,15 @@ fn check_written(t: &Transcript, config: &Config, r: &Reduction) -> Result<(), T
         );
     }
     if let Some(u) = t.messages.iter().rposition(|m| m.is_real_user()) {
-        prop_assert_eq!(r.fate[u], Fate::Kept, "the latest user input {}", u);
+        let cleaned = r.output.contains(&Slot::Cleaned(u as u32));
+        prop_assert!(
+            r.fate[u] == Fate::Kept || cleaned,
+            "the latest user input {} is {:?}",
+            u,
+            r.fate[u]
+        );
     }
-    if r.reduced && !r.over_budget {
+    if r.reduced && !r.over_budget && fired(t, config) {
         if let Some(target) = config.target_tokens {
             prop_assert!(
                 r.tokens_after <= target + 1e-6,
@@ -488,6 +693,7 @@ proptest! {
             }
         };
         check_written(t, &config, &r)?;
+        no_orphans(&output_transcript(t, &r))?;
         // The summary stands after the leading system messages (and earlier summaries).
         if let Some(at) = r.output.iter().position(|s| matches!(s, Slot::New(_))) {
             for s in &r.output[..at] {
@@ -533,12 +739,13 @@ proptest! {
             }
         }
         // Written messages stand where what they replace stood: nothing written is lost.
-        let written = r.output.iter().filter(|s| matches!(s, Slot::New(_))).count();
+        let written = r.output.iter().filter(|s| matches!(s, Slot::New(_) | Slot::Cleaned(_))).count();
         let rewritten = r.indices(Fate::Rewritten).len();
         prop_assert!(written >= rewritten);
         // 9. Stability: the output, read back as the next reduction reads it, is left as it is
         // — previews, digests and compressed texts are not rewritten again, even over budget.
         let again = read_back(t, &r, &done);
+        no_orphans(&again)?;
         if should_reduce(&again, &config) {
             let (r2, done2) = run_progressive(&again, &config, preview)?;
             prop_assert!(done2.is_empty(), "reduced again: {:?}", done2);
@@ -575,24 +782,37 @@ fn run_progressive(
 
 /// The output of a progressive reduction as the boundary reads it back: kept messages as
 /// they were, a preview or compressed text as its original with that flag (and its calls
-/// and results), a digest and a summary as new messages.
+/// and results), a digest and a summary as new messages, a cleaned message without its
+/// orphan results.
 fn read_back(t: &Transcript, r: &Reduction, done: &[(progressive::Action, f64)]) -> Transcript {
     use chat_history_reducer::flags;
     use progressive::Action;
     let mut out = Transcript::new(t.format);
     let mut links_of: Vec<Vec<_>> = vec![Vec::new(); t.len()];
+    let mut cleaned_links_of: Vec<Vec<_>> = vec![Vec::new(); t.len()];
+    let orphans = orphan_links(t);
     for l in &t.links {
         links_of[l.message as usize].push(*l);
+        if !orphans.contains(&(l.message, l.key)) {
+            cleaned_links_of[l.message as usize].push(*l);
+        }
     }
+    // (What is written for a message is written without its orphan results.)
     let copy = |out: &mut Transcript, i: usize, m: MessageInfo| {
         out.push(m);
-        for l in &links_of[i] {
+        for l in &cleaned_links_of[i] {
             out.link(l.kind, l.key);
         }
     };
     for slot in &r.output {
         match *slot {
-            Slot::Input(i) => copy(&mut out, i as usize, t.messages[i as usize]),
+            Slot::Input(i) => {
+                out.push(t.messages[i as usize]);
+                for l in &links_of[i as usize] {
+                    out.link(l.kind, l.key);
+                }
+            }
+            Slot::Cleaned(i) => copy(&mut out, i as usize, t.messages[i as usize]),
             Slot::New(k) => {
                 let (action, tokens) = &done[k as usize];
                 match action {

@@ -32,6 +32,10 @@ pub enum Slot {
     Input(u32),
     /// The k-th message the reduction wrote (a summary, a digest, a rewritten copy).
     New(u32),
+    /// The input message at this index, as a shallow copy without its tool results whose
+    /// call is not before it (a [`Structure::STRAY`]: SPEC §9.4). (What the boundary writes
+    /// for a message, in a `New` slot, is made without them too.)
+    Cleaned(u32),
 }
 
 /// A step of a reduction, reported in `result.events`.
@@ -72,6 +76,29 @@ impl Reduction {
         }
     }
 
+    /// This reduction of `t`, whose structure's [`Structure::orphan`] is `orphan`, ended
+    /// by an event `"orphans"` when some message carries orphans: each is gone from the
+    /// output, or stands without them ([`keep`]), or went with its group.
+    pub(crate) fn without_orphans(mut self, t: &Transcript, orphan: &[u8]) -> Reduction {
+        let (mut count, mut after) = (0, self.tokens_before);
+        for (m, &mark) in t.messages.iter().zip(orphan) {
+            count += usize::from(mark != 0);
+            if mark == Structure::ORPHAN {
+                after -= m.tokens;
+            }
+        }
+        if count > 0 {
+            self.reduced = true;
+            self.events.push(CompressionEvent {
+                kind: "orphans",
+                messages: count,
+                tokens_before: self.tokens_before,
+                tokens_after: after,
+            });
+        }
+        self
+    }
+
     pub fn indices(&self, fate: Fate) -> Vec<u32> {
         (0..self.fate.len() as u32)
             .filter(|&i| self.fate[i as usize] == fate)
@@ -86,6 +113,36 @@ impl Reduction {
             by[f as usize].push(i as u32);
         }
         by
+    }
+}
+
+/// What becomes of message `i` of `t` (of structure `s`) in a group a reduction keeps
+/// (SPEC §9.4): an orphan ([`Structure::ORPHAN`]) goes all the same, out of what is `left`;
+/// a [`Structure::STRAY`] stands as a copy without its orphans ([`Slot::Cleaned`]),
+/// `Rewritten`; any other as it was. Its slot, if any, goes onto `output`.
+pub(crate) fn keep(
+    t: &Transcript,
+    s: &Structure,
+    i: usize,
+    output: &mut Vec<Slot>,
+    left: &mut Drops,
+) -> Fate {
+    let at = i as u32;
+    match s.orphan[i] {
+        Structure::ORPHAN => {
+            let m = &t.messages[i];
+            left.tokens -= m.tokens;
+            left.messages -= usize::from(counts_as_message(m));
+            Fate::Dropped
+        }
+        Structure::STRAY => {
+            output.push(Slot::Cleaned(at));
+            Fate::Rewritten
+        }
+        _ => {
+            output.push(Slot::Input(at));
+            Fate::Kept
+        }
     }
 }
 
@@ -169,16 +226,16 @@ pub(crate) fn check_budget(
     Ok(over_budget)
 }
 
-/// The reduction that removes `drops` without a trace.
+/// The reduction that removes `drops` (chosen for `targets`) without a trace; what it
+/// keeps, as [`keep`] says.
 pub(crate) fn drop_reduction(
     t: &Transcript,
     s: &Structure,
-    drops: &Drops,
+    mut drops: Drops,
     config: &Config,
+    targets: &Targets,
     kind: &'static str,
 ) -> Result<Reduction, ReduceError> {
-    let targets = Targets::of(config);
-    let over_budget = check_budget(config, &targets, drops.tokens, drops.messages)?;
     let before = t.total_tokens();
     let mut fate = vec![Fate::Kept; t.len()];
     let mut output = Vec::with_capacity(t.len());
@@ -189,10 +246,11 @@ pub(crate) fn drop_reduction(
                 fate[i] = Fate::Dropped;
                 count += 1;
             } else {
-                output.push(Slot::Input(i as u32));
+                fate[i] = keep(t, s, i, &mut output, &mut drops);
             }
         }
     }
+    let over_budget = check_budget(config, targets, drops.tokens, drops.messages)?;
     Ok(Reduction {
         reduced: count > 0,
         fate,

@@ -19,15 +19,9 @@ pub fn priority(
     protect_recent_pairs(t, s, &mut protection, config.keep_recent_pairs);
     let tools = (0..s.groups.len()).filter(|&g| s.groups[g].has_tool);
     let others = (0..s.groups.len()).filter(|&g| !s.groups[g].has_tool);
-    let drops = choose_drops(
-        t,
-        s,
-        &protection,
-        config,
-        &Targets::of(config),
-        tools.chain(others),
-    );
-    drop_reduction(t, s, &drops, config, "priority")
+    let targets = Targets::of(config);
+    let drops = choose_drops(t, s, &protection, config, &targets, tools.chain(others));
+    drop_reduction(t, s, drops, config, &targets, "priority")
 }
 
 /// Protects the newest `pairs` user inputs, each with the assistant's answer in its round

@@ -14,8 +14,8 @@
 //! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
 //! the oldest removable groups are dropped as `truncate` would.
 
-use super::{check_budget, choose_drops, CompressionEvent, Drops, Fate, Reduction, Slot};
-use crate::budget::{counts_as_message, Targets};
+use super::{check_budget, choose_drops, keep, CompressionEvent, Drops, Fate, Reduction, Slot};
+use crate::budget::{counts_as_message, triggers, Targets};
 use crate::config::Config;
 use crate::error::ReduceError;
 use crate::protect::{keep_last_from, protect, Protection};
@@ -95,6 +95,9 @@ struct Written {
 pub struct Progressive<'a> {
     t: &'a Transcript,
     s: Structure,
+    /// No trigger fires, but the input has orphans: they go, with what `startOn` then asks,
+    /// and nothing more (as in `truncate`).
+    orphans_only: bool,
     protection: Vec<Protection>,
     config: &'a Config,
     targets: Targets,
@@ -133,8 +136,11 @@ const STAGE_NAMES: [&str; 7] = [
 ];
 
 impl<'a> Progressive<'a> {
+    /// A progressive reduction of `t`, which [`crate::should_reduce`]: when no trigger fires,
+    /// only its orphans go (with what `startOn` then asks, as in `truncate`).
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
+        let orphans_only = s.orphans > 0 && !triggers(t, config).any();
         let protection = protect(t, &s, config);
         // The newest `keepLast` groups counted as `protect` counts them: conversation groups
         // (system messages and summaries among them are no group of theirs). Counted over
@@ -146,10 +152,13 @@ impl<'a> Progressive<'a> {
             .get(keep_last_from(t, &s, config.keep_last))
             .map_or(t.len(), |g| g.start as usize);
         Progressive {
-            t,
             protection,
             config,
-            targets: Targets::of(config),
+            targets: if orphans_only {
+                Targets::NONE
+            } else {
+                Targets::of(config)
+            },
             has_summarizer: config.has_summarizer,
             stage: 0,
             tokens: t.messages.iter().map(|m| m.tokens).collect(),
@@ -165,7 +174,9 @@ impl<'a> Progressive<'a> {
             keep_last_start,
             running_tokens: t.total_tokens(),
             running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
+            t,
             s,
+            orphans_only,
         }
     }
 
@@ -217,9 +228,13 @@ impl<'a> Progressive<'a> {
     /// reasoning item, which is never edited (it may go whole with its round or its run),
     /// and not written by an earlier reduction — a preview or a compressed text is as short
     /// as these stages make it (a reduction of their result would rewrite them again,
-    /// previews of previews, each bigger than the last: SPEC §9.9).
+    /// previews of previews, each bigger than the last: SPEC §9.9) — nor an orphan. (A
+    /// message with orphans beside other content is rewritten without them.)
     fn editable(&self, i: usize) -> bool {
-        self.touchable(i) && !self.reasoning(i) && !self.t.messages[i].is_written()
+        self.touchable(i)
+            && !self.reasoning(i)
+            && !self.t.messages[i].is_written()
+            && !self.orphan(i)
     }
 
     fn reasoning(&self, i: usize) -> bool {
@@ -235,6 +250,13 @@ impl<'a> Progressive<'a> {
             && self.ever_touchable(i)
             && !self.reasoning(i)
             && !self.t.messages[i].is_compressed()
+            && !self.orphan(i)
+    }
+
+    /// Whether message `i` carries only orphans: nothing is written for it, it is in no run
+    /// and no summary (what the summarizer is asked about, what a digest reloads), and goes.
+    fn orphan(&self, i: usize) -> bool {
+        self.s.orphan[i] == Structure::ORPHAN
     }
 
     /// The tokens message `i` stands for now: its own, or those of what was written for it.
@@ -270,7 +292,12 @@ impl<'a> Progressive<'a> {
                             .clone()
                             .all(|i| self.s.round_of[i] < current && self.touchable(i));
                     if g.has_tool && old {
-                        run.extend(range.map(|i| i as u32));
+                        // (A group of orphans alone adds nothing, and ends no run.)
+                        for i in range {
+                            if !self.orphan(i) {
+                                run.push(i as u32);
+                            }
+                        }
                     } else {
                         if run.len() >= self.config.min_tool_run {
                             runs.push(Action::CompressRun {
@@ -329,7 +356,7 @@ impl<'a> Progressive<'a> {
                     .into_iter()
                     .filter(|&i| {
                         let g = &self.s.groups[self.s.group_of[i as usize] as usize];
-                        g.range().all(|j| chosen[j])
+                        g.range().all(|j| chosen[j]) && !self.orphan(i as usize)
                     })
                     .collect();
                 if messages.len() < 2 {
@@ -528,7 +555,7 @@ impl<'a> Progressive<'a> {
             tokens: self.total(),
             messages: self.messages(),
         };
-        if !self.met() {
+        if !self.met() || self.orphans_only {
             // What was written stands where its first original stood, with its tokens, and
             // goes with that group if the group goes; its originals stay in `offloaded`.
             let mut view = self.t.clone();
@@ -582,7 +609,6 @@ impl<'a> Progressive<'a> {
                 });
             }
         }
-        let over_budget = check_budget(self.config, &self.targets, drops.tokens, drops.messages)?;
         let mut output = Vec::with_capacity(self.t.len());
         for (g, group) in self.s.groups.iter().enumerate() {
             for i in group.range() {
@@ -601,10 +627,11 @@ impl<'a> Progressive<'a> {
                 if let Some(k) = self.written_at[i] {
                     output.push(Slot::New(k));
                 } else if self.fate[i] == Fate::Kept {
-                    output.push(Slot::Input(i as u32));
+                    self.fate[i] = keep(self.t, &self.s, i, &mut output, &mut drops);
                 }
             }
         }
+        let over_budget = check_budget(self.config, &self.targets, drops.tokens, drops.messages)?;
         let reduced = self.fate.iter().any(|f| *f != Fate::Kept);
         Ok(Reduction {
             reduced,
@@ -614,7 +641,8 @@ impl<'a> Progressive<'a> {
             tokens_after: drops.tokens,
             over_budget,
             events: self.events,
-        })
+        }
+        .without_orphans(self.t, &self.s.orphan))
     }
 }
 
@@ -835,7 +863,7 @@ mod tests {
             .output
             .iter()
             .filter(|s| match s {
-                Slot::Input(i) => !t.messages[*i as usize].is_system(),
+                Slot::Input(i) | Slot::Cleaned(i) => !t.messages[*i as usize].is_system(),
                 Slot::New(n) => *n != k,
             })
             .count();

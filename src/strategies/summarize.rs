@@ -23,10 +23,13 @@ pub struct SummaryPlan {
     pub replaces: Vec<u32>,
     /// Aim for at most this many tokens (`summaryMaxTokens`, or what the target leaves).
     pub target_tokens: f64,
-    /// Which input messages stay verbatim.
-    kept: Vec<bool>,
+    /// What becomes of each input message: kept (or, with orphans beside other content,
+    /// cleaned: `strategies::keep`), summarized, or (an orphan) dropped.
+    fate: Vec<Fate>,
     /// Where the summary goes: before the kept input message at this output position.
     position: usize,
+    /// [`Structure::orphan`] (see [`Reduction::without_orphans`]).
+    orphan: Vec<u8>,
 }
 
 /// What to summarise, or `None` when there is nothing the summary could replace.
@@ -58,28 +61,36 @@ pub fn plan(
     let order =
         (0..s.groups.len()).filter(|&g| s.groups[g].range().all(|i| !t.messages[i].is_summary()));
     let drops = choose_drops(t, s, &protection, config, &targets, order);
-    let mut kept = vec![true; t.len()];
+    let mut fate = vec![Fate::Kept; t.len()];
     let mut messages = Vec::new();
     for (g, group) in s.groups.iter().enumerate() {
-        if drops.removed[g] {
-            for i in group.range() {
-                kept[i] = false;
-                messages.push(i as u32);
-            }
+        for i in group.range() {
+            // An orphan goes, in a summarised group or a kept one: the summarizer is not
+            // asked about it (an app may send the request's messages to a model, which
+            // refuses a tool result without its call).
+            fate[i] = match s.orphan[i] {
+                Structure::ORPHAN => Fate::Dropped,
+                _ if drops.removed[g] => {
+                    messages.push(i as u32);
+                    Fate::Summarized
+                }
+                Structure::STRAY => Fate::Rewritten,
+                _ => Fate::Kept,
+            };
         }
     }
     if messages.is_empty() {
         return None;
     }
     for &i in &replaces {
-        kept[i as usize] = false;
+        fate[i as usize] = Fate::Summarized;
     }
     // After the leading system messages, and after the earlier summaries kept there.
     let position = t
         .messages
         .iter()
         .enumerate()
-        .filter(|&(i, _)| kept[i])
+        .filter(|&(i, _)| matches!(fate[i], Fate::Kept | Fate::Rewritten))
         .take_while(|(_, m)| m.is_system() || m.is_summary())
         .count();
     let target_tokens = match (config.summary_max_tokens, config.target_tokens) {
@@ -97,8 +108,9 @@ pub fn plan(
         messages,
         replaces,
         target_tokens,
-        kept,
+        fate,
         position,
+        orphan: s.orphan.clone(),
     })
 }
 
@@ -110,21 +122,21 @@ pub fn apply(
     config: &Config,
 ) -> Result<Reduction, ReduceError> {
     let before = t.total_tokens();
-    let mut fate = vec![Fate::Kept; t.len()];
     let mut output = Vec::with_capacity(t.len() + 1);
     let mut tokens = summary_tokens;
     let mut messages = 0;
     for (i, m) in t.messages.iter().enumerate() {
-        if plan.kept[i] {
-            if output.len() == plan.position {
-                output.push(Slot::New(0));
-            }
-            output.push(Slot::Input(i as u32));
-            tokens += m.tokens;
-            messages += usize::from(counts_as_message(m));
-        } else {
-            fate[i] = Fate::Summarized;
+        let slot = match plan.fate[i] {
+            Fate::Kept => Slot::Input(i as u32),
+            Fate::Rewritten => Slot::Cleaned(i as u32),
+            Fate::Dropped | Fate::Summarized => continue,
+        };
+        if output.len() == plan.position {
+            output.push(Slot::New(0));
         }
+        output.push(slot);
+        tokens += m.tokens;
+        messages += usize::from(counts_as_message(m));
     }
     if !output.contains(&Slot::New(0)) {
         output.insert(plan.position.min(output.len()), Slot::New(0));
@@ -133,7 +145,7 @@ pub fn apply(
     let count = plan.messages.len() + plan.replaces.len();
     Ok(Reduction {
         reduced: true,
-        fate,
+        fate: plan.fate.clone(),
         output,
         tokens_before: before,
         tokens_after: tokens,
@@ -144,7 +156,8 @@ pub fn apply(
             tokens_before: before,
             tokens_after: tokens,
         }],
-    })
+    }
+    .without_orphans(t, &plan.orphan))
 }
 
 #[cfg(test)]

@@ -8,21 +8,17 @@ use crate::protect::{protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::Transcript;
 
+/// `truncate` to `targets` (those of `config`, or none: only orphans go, and what `startOn`
+/// then asks).
 pub fn truncate(
     t: &Transcript,
     s: &Structure,
     protection: &[Protection],
     config: &Config,
+    targets: &Targets,
 ) -> Result<Reduction, ReduceError> {
-    let drops = choose_drops(
-        t,
-        s,
-        protection,
-        config,
-        &Targets::of(config),
-        0..s.groups.len(),
-    );
-    drop_reduction(t, s, &drops, config, "truncate")
+    let drops = choose_drops(t, s, protection, config, targets, 0..s.groups.len());
+    drop_reduction(t, s, drops, config, targets, "truncate")
 }
 
 /// Whether a reduction under `config` is a `truncate` that [`count_decisive`] can decide

@@ -8,6 +8,9 @@ use crate::strategies::{CompressionEvent, Reduction, Slot};
 
 /// Output entries at or above this are written messages (`buildResult` in `reader.js`).
 const NEW: u32 = 0x8000_0000;
+/// Output entries from this up to [`NEW`] are input messages without their orphan results
+/// ([`Slot::Cleaned`]).
+const CLEANED: u32 = 0x4000_0000;
 
 /// A core event as a plain object: `{ type, messages, tokensBefore, tokensAfter }`.
 pub fn event_object(e: &CompressionEvent) -> Object {
@@ -55,8 +58,9 @@ impl Writings {
     }
 }
 
-/// A reduction's indices as `buildResult` takes them: the output (input indices, and
-/// `NEW + k` for the k-th written message) and the input indices by fate. Kept with a
+/// A reduction's indices as `buildResult` takes them: the output (input indices, `NEW + k`
+/// for the k-th written message, `CLEANED + i` for input i without its orphan results) and
+/// the input indices by fate. Kept with a
 /// reduction that is memoised (`memo`): a call that gets it again does not list them again.
 pub struct Indices {
     output: Vec<u32>,
@@ -86,6 +90,7 @@ impl Indices {
             .map(|slot| match slot {
                 Slot::Input(i) => *i,
                 Slot::New(k) => NEW + k,
+                Slot::Cleaned(i) => CLEANED + i,
             })
             .collect();
         Indices {

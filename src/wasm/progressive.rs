@@ -78,7 +78,8 @@ fn record(
     Ok(())
 }
 
-/// The result when no trigger fires (nothing to do), else `None` after `reduceStart`.
+/// The result when no trigger fires and there are no orphans (nothing to do), else `None`
+/// after `reduceStart`.
 fn unchanged_or_start(
     call: &Call,
     t: &Transcript,

@@ -151,6 +151,8 @@ class Reading {
     // The key of the latest call of each id among the links before `byIdAt` (see `callKey`).
     this.byId = null;
     this.byIdAt = 0;
+    // Where the orphan results are, once asked (see `withoutOrphans`).
+    this.orphans = undefined;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
     this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
     // Each message's role name as its code in `ROLE_NAMES` (0: none, or one of its texts):
@@ -2062,6 +2064,9 @@ export function optionEntries(config, key, value) {
 
 /** Output entries at or above this are written messages: `written[entry - NEW]`. */
 const NEW = 0x80000000;
+/** Output entries from this up to NEW are input messages without their orphan results:
+ * `withoutOrphans(reading, entry - CLEANED)`. */
+const CLEANED = 0x40000000;
 
 /** A typed array's values in a plain array (a loop: `Array.from` iterates). */
 function plainArray(values) {
@@ -2109,7 +2114,8 @@ let LAST_LISTED = 0;
 
 /**
  * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
- * written message); the kept messages are the input objects themselves. `totals`: reduced
+ * written message, CLEANED + i for input i without its orphan results); the kept messages
+ * are the input objects themselves. `totals`: reduced
  * (1 or 0), removedCount, tokensBefore, tokensAfter, overBudget (1 or 0) and the
  * reduction's number if it is memoised (0 if not; see `LISTED`).
  */
@@ -2124,7 +2130,9 @@ export function buildResult(reading, output, written, summary, offloaded, kept, 
     const messages = new Array(output.length);
     for (let k = 0; k < output.length; k++) {
       const e = output[k];
-      messages[k] = e >= NEW ? written[e - NEW] : items[e];
+      if (e < CLEANED) messages[k] = items[e];
+      else if (e >= NEW) messages[k] = written[e - NEW];
+      else messages[k] = withoutOrphans(reading, e - CLEANED);
     }
     lists = {
       listed, items, messages, kept: plainArray(kept), dropped: plainArray(dropped),
@@ -2188,6 +2196,46 @@ function completeLater(reading, result, known, events) {
   };
   lazy(result, "tokensBefore", known);
   for (const e of events) if (typeof e.tokensBefore === "number") lazy(e, "tokensBefore", e.tokensBefore);
+}
+
+/**
+ * Where in `r.linkData` the results are whose call is not before them (orphans, SPEC §9.4),
+ * as the core finds them: a result whose key no call link before it has.
+ */
+function orphanResults(r) {
+  const data = r.linkData, called = new Set(), out = new Set();
+  for (let at = 0; at < r.linkLength; at += 2) {
+    if (data[at + 1] === CALL) called.add(data[at]);
+    else if (!called.has(data[at])) out.add(at);
+  }
+  return out;
+}
+
+/** The id a result part answers, as the readers read it (undefined for other parts). */
+function resultId(p) {
+  if (p === null || typeof p !== "object") return undefined;
+  if (p.functionResponse) return linkId(p.functionResponse.id) ?? `name:${p.functionResponse.name}`;
+  if (p.type === "tool-result") return linkId(p.toolCallId);
+  if (p.type === "tool-approval-response") return `approval:${p.approvalId}`;
+  if (typeof p.type === "string" && p.type.endsWith("tool_result")) return linkId(p.tool_use_id);
+  return undefined;
+}
+
+/**
+ * Message i as a reduction outputs it: when it carries results whose call is not before it
+ * beside other content (an Anthropic user message with a stray `tool_result` block and
+ * text), a shallow copy in its format without those result parts; else itself.
+ */
+function withoutOrphans(reading, i) {
+  const orphans = reading.orphans ??= orphanResults(reading);
+  const ids = new Set();
+  for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
+    if (orphans.has(at)) ids.add(reading.ids[reading.linkData[at]]);
+  }
+  const m = reading.items[i], format = reading.format, content = contentOf(format, m);
+  // (Results are parts of an array: a message of one result alone goes whole.)
+  if (ids.size === 0 || !Array.isArray(content)) return m;
+  return withContent(format, m, content.filter((p) => !ids.has(resultId(p))));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2534,22 +2582,21 @@ const PREVIEW_NOTE = /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /;
 const COMPRESSED_NOTE = /^\[compressed; the original is ctx_[0-9a-f]{16}, /;
 const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
 
-/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews. */
+/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
+ * without its orphan results, as every copy written for it). */
 export function offloadMessage(reading, index, previewChars, tokens) {
-  const m = reading.items[index];
-  const id = offloadId([m]);
+  const id = offloadId([reading.items[index]]);
   const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
-  const message = rewriteTexts(reading.format, m, (text) => `${note}\n${previewOf(text, previewChars)}`);
+  const message = rewriteTexts(reading.format, withoutOrphans(reading, index), (text) => `${note}\n${previewOf(text, previewChars)}`);
   return { message, id };
 }
 
 /** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
 export function rewriteWithSummary(reading, index, summary) {
-  const m = reading.items[index];
-  const id = offloadId([m]);
+  const id = offloadId([reading.items[index]]);
   const note = `[compressed; the original is ${id}, restored by context_reload]`;
   let first = true;
-  const message = rewriteTexts(reading.format, m, () => {
+  const message = rewriteTexts(reading.format, withoutOrphans(reading, index), () => {
     const text = first ? `${note}\n${summary}` : note;
     first = false;
     return text;

@@ -247,14 +247,13 @@ pub async fn reduce_with_summarizer(
                 _ => {
                     let r = summarize::apply(t, &plan, tokens, config)?;
                     let events = core_events(&r);
-                    for e in events.iter() {
-                        let e: Object = e.unchecked_into();
-                        set(&e, "kind", "history");
-                        set(&e, "summaryTokens", tokens);
-                        set(&e, "durationMs", answer.duration_ms);
-                        if !answer.usage.is_undefined() {
-                            set(&e, "usage", answer.usage.clone());
-                        }
+                    // The summary's event (the first: one for orphans may follow).
+                    let e: Object = events.get(0).unchecked_into();
+                    set(&e, "kind", "history");
+                    set(&e, "summaryTokens", tokens);
+                    set(&e, "durationMs", answer.duration_ms);
+                    if !answer.usage.is_undefined() {
+                        set(&e, "usage", answer.usage.clone());
                     }
                     let writings = Writings {
                         written: Array::of1(&summary),

@@ -237,7 +237,8 @@ export interface ReduceConfig {
 
 /** One step of a reduction. */
 export interface CompressionEvent {
-  /** The step: `"truncate"`, `"priority"`, … */
+  /** The step: `"truncate"`, `"priority"`, … `"orphans"`: messages that carried tool results
+   * whose call is not in the input (dropped, or output without those results). */
   type: string;
   /** Input messages the step removed or rewrote. */
   messages: number;
@@ -260,11 +261,13 @@ export interface ReduceResult<M = Message> {
   removedCount: number;
   /** Input indices kept verbatim, in order. */
   kept: number[];
-  /** Input indices removed without a trace. */
+  /** Input indices removed without a trace (among them every message that carried only
+   * tool results whose call is not in the input). */
   dropped: number[];
   /** Input indices covered by a new message: the summary, or a compressed tool run. */
   summarized: number[];
-  /** Input indices whose message is in `messages` as a rewritten copy (an offloaded preview). */
+  /** Input indices whose message is in `messages` as a rewritten copy (an offloaded preview,
+   * or a message without the tool results whose call is not in the input). */
   rewritten: number[];
   /** The originals of everything offloaded or compressed, by offload id (`context_reload`). */
   offloaded: Record<string, M[]>;
@@ -275,6 +278,7 @@ export interface ReduceResult<M = Message> {
    * only when this is first read (a getter; reading it once is as cheap as reading it twice).
    */
   tokensBefore: number;
+  /** The output's tokens (a copy without orphan tool results counted at its original's size). */
   tokensAfter: number;
   /** A target could not be met because of protected messages. */
   overBudget: boolean;
