@@ -611,3 +611,25 @@ test("ChatHistory.prepare() removes orphans from the working history", async () 
   assert.ok(h.events.some((e) => e.type === "orphans"));
   assert.equal(h.original.length, input.length, "original keeps everything");
 });
+
+test("shouldReduce finds orphans in a history it has seen, and in one that grew, as in a fresh one", () => {
+  // 40 messages: long enough to be kept between calls (what a chat asks every turn).
+  const history = [{ role: "system", content: "Be brief." }];
+  for (let k = 0; k < 13; k++) {
+    history.push({ role: "user", content: `question ${k}` });
+    history.push({ role: "assistant", content: null, tool_calls: [{ id: `c${k}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    history.push({ role: "tool", tool_call_id: `c${k}`, content: `result ${k}` });
+  }
+  const quiet = { maxTokens: 1e9 };
+  for (let turn = 0; turn < 3; turn++) assert.equal(shouldReduce(history, quiet), false, `turn ${turn}: no orphan`);
+  const grown = [...history, { role: "assistant", content: "done" }];
+  assert.equal(shouldReduce(grown, quiet), false, "grown by a message: no orphan");
+  const orphaned = [...grown, { role: "tool", tool_call_id: "gone", content: "late" }];
+  for (let turn = 0; turn < 3; turn++) assert.equal(shouldReduce(orphaned, quiet), true, `turn ${turn}: an orphan at the end`);
+  assert.deepEqual(reduceSync(orphaned, quiet).dropped, [orphaned.length - 1]);
+  const sliced = history.slice(3);
+  sliced.unshift(history[0]);
+  assert.equal(shouldReduce(sliced, quiet), true, "a sliced history starts on a result whose call is gone");
+  assert.equal(shouldReduce(sliced, { ...quiet, tokenCounts: sliced.map(() => 1) }), true, "with counts given too");
+  assert.equal(shouldReduce(history, { ...quiet, tokenCounts: history.map(() => 1) }), false);
+});

@@ -287,10 +287,15 @@ impl<'a> Progressive<'a> {
                 let keep_from = self.keep_last_start;
                 for g in &self.s.groups {
                     let range = g.range();
+                    // (A real user input is never part of a run: a digest would stand for
+                    // it, and the history could then open on no user input — an Anthropic
+                    // tool result beside the user's text, or beside an orphan.)
                     let old = range.end <= keep_from
-                        && range
-                            .clone()
-                            .all(|i| self.s.round_of[i] < current && self.touchable(i));
+                        && range.clone().all(|i| {
+                            self.s.round_of[i] < current
+                                && self.touchable(i)
+                                && !self.t.messages[i].is_real_user()
+                        });
                     if g.has_tool && old {
                         // (A group of orphans alone adds nothing, and ends no run.)
                         for i in range {

@@ -213,8 +213,19 @@ pub fn should_reduce(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
-    let (transcript, _) = decode_for_reduction(messages, &call)?;
-    Ok(crate::should_reduce(&transcript, &call.config))
+    let (t, reading) = decode_for_reduction(messages, &call)?;
+    if crate::budget::triggers(&t, &call.config).any() {
+        return Ok(true);
+    }
+    // The orphans are found by the structure: the one kept for these messages (a chat asks
+    // every turn, of a history that grew), as a reduction takes it (`reduce_now`).
+    let orphans = if Array::is_array(&call.callbacks.token_counts) {
+        crate::structure::Structure::of(&t).orphans
+    } else {
+        let (version, base) = (reading.version(), reading.base_version());
+        memo::structure(version, base, call.config.calibration, &t).orphans
+    };
+    Ok(orphans > 0)
 }
 
 /// The estimated (or counted) tokens of a message or an array of messages.
