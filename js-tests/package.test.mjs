@@ -620,3 +620,34 @@ test("letters of other alphabets (Greek, Cyrillic, Arabic, Indic, Thai…) have 
   assert.equal(estimateTokens({ role: "user", content: "абвгдежзик" }), 3 + Math.ceil(0.4 + 3));
   assert.ok(estimateTokens({ role: "user", content: "абвгдежзик" }, { tokenizer: "cl100k" }) > estimateTokens({ role: "user", content: "абвгдежзик" }));
 });
+
+test("what a call leaves behind never changes a later call on the same messages (shouldReduce then reduceSync, concurrent reduce)", async () => {
+  // 120 long messages: a truncation estimates only the newest and leaves the rest for later.
+  const make = () => Array.from({ length: 120 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: ` + "The quick brown fox jumps over the lazy dog. ".repeat(40) }));
+  const config = { maxTokens: 12000, keepLast: 2 };
+  const other = { maxTokens: 20000 };
+  const fresh = (c) => { const r = reduceSync(make(), c); return [r.kept.join(), r.tokensAfter]; };
+  const same = (r) => [r.kept.join(), r.tokensAfter];
+  const want = fresh(config), wantOther = fresh(other);
+
+  // The README's beforeSend: shouldReduce (whose trigger fires), then reduceSync.
+  const h = make();
+  assert.equal(shouldReduce(h, config), true);
+  assert.deepEqual(same(reduceSync(h, config)), want);
+  assert.deepEqual(same(reduceSync(h, other)), wantOther, "a later call with another config");
+  assert.deepEqual(same(reduceSync(h, { ...other, strategy: "priority" })), fresh({ ...other, strategy: "priority" }));
+  h.push({ role: "user", content: "one more question" });
+  const grown = make();
+  grown.push({ role: "user", content: "one more question" });
+  const g = reduceSync(grown, config);
+  assert.deepEqual(same(reduceSync(h, config)), [g.kept.join(), g.tokensAfter], "the history that grew");
+
+  // Two reductions of the same array at once, then others.
+  const c = make();
+  const [a, b] = await Promise.all([reduce(c, config), reduce(c, config)]);
+  assert.deepEqual(same(a), want);
+  assert.deepEqual(same(b), want);
+  assert.deepEqual(same(reduceSync(c, config)), want);
+  assert.deepEqual(same(reduceSync(c, other)), wantOther);
+  for (const r of [a, b]) assert.equal(r.tokensAfter, estimateTokens(r.messages));
+});

@@ -316,6 +316,7 @@ fn decode_with(
         }
     }
     let given_any = Array::is_array(&call.callbacks.token_counts);
+    let mut offered = None;
     // A few short new messages (a growing history) are cheaper to estimate than to choose
     // among.
     let pending = if decisive
@@ -324,8 +325,7 @@ fn decode_with(
     {
         let (pending, structure) =
             estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw);
-        // (The reduction that follows takes it: see `memo::structure`.)
-        super::memo::offer_structure(version, config.calibration, structure);
+        offered = Some(structure);
         pending
     } else {
         est.estimate(&reading, &missing, &mut raw);
@@ -342,6 +342,10 @@ fn decode_with(
         remember(&reading, &raw);
     }
     let transcript = Rc::new(transcript);
+    if let Some(s) = offered {
+        // (The reduction that follows takes it: see `memo::structure`.)
+        super::memo::offer_structure(&transcript, s);
+    }
     if memo && !pending {
         super::memo::keep_transcript(
             version,

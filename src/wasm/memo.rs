@@ -106,60 +106,78 @@ pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcr
     })
 }
 
-/// The reduction of reading `version` under `config` (with its indices), if it was kept.
-pub fn reduction(version: f64, config: &Config) -> Option<Rc<(Reduction, Indices)>> {
+/// Whether `m` was kept for transcript `t` itself. What is kept with a transcript (its
+/// structure, a reduction) serves that transcript only: a call may decode the same reading
+/// into another one (a transcript left partly unestimated is never kept, and a call that
+/// awaited may find an entry another call made since).
+fn kept_for(m: &Memo, t: &Transcript) -> bool {
+    std::ptr::eq(Rc::as_ptr(&m.transcript), t)
+}
+
+/// The reduction of `t`, the transcript of reading `version`, under `config` (with its
+/// indices), if it was kept.
+pub fn reduction(
+    version: f64,
+    config: &Config,
+    t: &Transcript,
+) -> Option<Rc<(Reduction, Indices)>> {
     MEMOS.with_borrow(|memos| {
         let (c, r) = memos
             .iter()
-            .find(|m| m.version == version)?
+            .find(|m| m.version == version && kept_for(m, t))?
             .reduction
             .as_ref()?;
         (c == config).then(|| Rc::clone(r))
     })
 }
 
-/// Keeps `r`, the reduction of reading `version` under `config` (with its indices).
-pub fn keep_reduction(version: f64, config: &Config, r: &Rc<(Reduction, Indices)>) {
+/// Keeps `r`, the reduction of `t`, the transcript of reading `version`, under `config`
+/// (with its indices).
+pub fn keep_reduction(version: f64, config: &Config, t: &Transcript, r: &Rc<(Reduction, Indices)>) {
     MEMOS.with_borrow_mut(|memos| {
-        if let Some(m) = memos.iter_mut().find(|m| m.version == version) {
+        if let Some(m) = memos
+            .iter_mut()
+            .find(|m| m.version == version && kept_for(m, t))
+        {
             m.reduction = Some((config.clone(), Rc::clone(r)));
         }
     })
 }
 
 thread_local! {
-    /// The structure made while the transcript of a reading was being decoded (a decisive
-    /// estimate needs one), with the reading's version and the calibration: for the
-    /// reduction of that transcript, which comes next ([`structure`]).
-    static OFFERED: RefCell<Option<(f64, u64, Rc<Structure>)>> = const { RefCell::new(None) };
+    /// The structure made while a transcript was being decoded (a decisive estimate needs
+    /// one), with that transcript: for its reduction, which comes next ([`structure`]).
+    static OFFERED: RefCell<Option<(Rc<Transcript>, Rc<Structure>)>> = const { RefCell::new(None) };
 }
 
-/// Offers `s`, the structure of the transcript of reading `version` under `calibration`,
-/// to the next [`structure`] call (it replaces what an earlier call offered).
-pub fn offer_structure(version: f64, calibration: f64, s: Structure) {
-    OFFERED.set(Some((version, calibration.to_bits(), Rc::new(s))));
+/// Offers `s`, the structure of `t`, to the next [`structure`] call (it replaces what an
+/// earlier call offered; a call that takes none, such as a `shouldReduce` whose trigger
+/// fired, leaves it to the next).
+pub fn offer_structure(t: &Rc<Transcript>, s: Structure) {
+    OFFERED.set(Some((Rc::clone(t), Rc::new(s))));
 }
 
 /// The structure of `t`, the transcript of reading `version` under `calibration`: the one
-/// offered for it ([`offer_structure`]) or kept with it; else made from the structure kept
-/// for reading `base` (the first messages of a history that grew: [`Structure::extend`]),
-/// or anew; kept with the transcript.
+/// offered for `t` itself ([`offer_structure`]) or kept with it; else made from the
+/// structure kept for reading `base` (the first messages of a history that grew:
+/// [`Structure::extend`]), or anew; kept with `t` if `t` is kept.
 pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> Rc<Structure> {
     let calibration = calibration.to_bits();
     let offered = OFFERED
         .take()
-        .filter(|(v, c, s)| *v == version && *c == calibration && s.len() == t.len());
+        .filter(|(of, _)| std::ptr::eq(Rc::as_ptr(of), t));
     let find = |memos: &[Memo], v: f64| {
         memos
             .iter()
             .position(|m| m.version == v && m.calibration == calibration)
     };
     MEMOS.with_borrow_mut(|memos| {
-        if let Some(s) = find(memos, version).and_then(|k| memos[k].structure.clone()) {
+        let own = find(memos, version).filter(|&k| kept_for(&memos[k], t));
+        if let Some(s) = own.and_then(|k| memos[k].structure.clone()) {
             return s;
         }
         let s = match offered {
-            Some((_, _, s)) => s,
+            Some((_, s)) => s,
             None => {
                 // (The base's entry is let go: what it was kept for is done.)
                 let extended = find(memos, base)
@@ -169,7 +187,7 @@ pub fn structure(version: f64, base: f64, calibration: f64, t: &Transcript) -> R
                 Rc::new(extended.unwrap_or_else(|| Structure::of(t)))
             }
         };
-        if let Some(k) = find(memos, version) {
+        if let Some(k) = find(memos, version).filter(|&k| kept_for(&memos[k], t)) {
             memos[k].structure = Some(Rc::clone(&s));
         }
         s

@@ -99,7 +99,7 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     let memo = !Array::is_array(&call.callbacks.token_counts);
     let version = reading.version();
     let reduction = match memo
-        .then(|| memo::reduction(version, &call.config))
+        .then(|| memo::reduction(version, &call.config, t))
         .flatten()
     {
         Some(r) => r,
@@ -118,7 +118,7 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
             };
             let r = std::rc::Rc::new((r, indices));
             if memo {
-                memo::keep_reduction(version, &call.config, &r);
+                memo::keep_reduction(version, &call.config, t, &r);
             }
             r
         }
