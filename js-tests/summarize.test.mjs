@@ -432,3 +432,12 @@ test("a user input that happens to start like a note is still the latest user in
   const r = reduceSync(input, { maxTokens: 100 });
   assert.ok(r.kept.includes(2) && r.dropped.includes(0));
 });
+
+test("a timeoutMs longer than a timer can wait (2^31 - 1 ms) does not fire at once", async () => {
+  let calls = 0;
+  const summarizer = async () => { calls++; await sleep(20); return "earlier turns, in brief"; };
+  const r = await reduce(chat(12), { strategy: "summarize", targetMessages: 4, summarizer, timeoutMs: 3e9, onSummarizerError: "throw" });
+  assert.equal(calls, 1);
+  assert.ok(r.summary, "summarized: the summarizer was waited for");
+  assert.ok(!r.events.some((e) => e.type === "summarizeFailed" || e.kind === "truncate"), JSON.stringify(r.events));
+});

@@ -1870,6 +1870,9 @@ function roleCode(name) {
  * `write(…, "utf16le")` calls after checking its arguments, which took a sixth of the time. */
 const UCS2_WRITE = typeof NODE_BUFFER?.prototype.ucs2Write === "function";
 
+/** The longest delay `setTimeout` takes as it is. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Pieces up to this long are copied by hand (UTF-8: tried as ASCII first). */
 const SHORT_PIECE = 64;
 
@@ -2356,7 +2359,9 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
   let timer;
   let onAbort;
   const stop = new Promise((resolve) => {
-    if (typeof timeoutMs === "number") timer = setTimeout(() => resolve({ status: "timeout" }), timeoutMs);
+    // (A timer longer than 2^31 - 1 ms, about 24.8 days, fires at once in every runtime:
+    // such a bound is that long.)
+    if (typeof timeoutMs === "number") timer = setTimeout(() => resolve({ status: "timeout" }), Math.min(timeoutMs, MAX_TIMER_MS));
     if (signal && typeof signal.addEventListener === "function") {
       onAbort = () => resolve({ status: "aborted", error: signal.reason });
       signal.addEventListener("abort", onAbort, { once: true });
