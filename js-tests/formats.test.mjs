@@ -601,6 +601,41 @@ test("a message with orphan results beside other content keeps the rest, as a co
   assert.ok(!JSON.stringify(r.messages).includes("gone"), "no orphan block in the output, preview or copy");
 });
 
+test("the summarizer, a digest and the offloaded originals get a message with orphans beside other content without them", async () => {
+  const long = "lorem ipsum dolor sit amet 42, ".repeat(60);
+  const stale = { type: "tool_result", tool_use_id: "gone", content: "ORPHAN RESULT" };
+  const chat = [
+    { role: "user", content: [stale, { type: "text", text: long }] },
+    { role: "assistant", content: long },
+    { role: "user", content: long },
+    { role: "assistant", content: long },
+    { role: "user", content: "latest" },
+  ];
+  const seen = [];
+  const summarizer = async (req) => { seen.push(...req.messages); return "sum"; };
+  const s = await reduce(chat, { strategy: "summarize", maxTokens: 900, keepLast: 1, summarizer });
+  assert.ok(s.summarized.includes(0), JSON.stringify(s.summarized));
+  const p = await reduce(chat, { strategy: "progressive", maxTokens: 300, keepLast: 1, summarizer });
+  assert.ok(p.summarized.includes(0) && Object.keys(p.offloaded).length > 0, JSON.stringify(p.events));
+  // A tool run (stage 1) with an orphan beside a result: its digest and its originals.
+  const run = [{ role: "user", content: "start" }];
+  for (let k = 0; k < 4; k++) {
+    run.push({ role: "assistant", content: [{ type: "tool_use", id: `t${k}`, name: "f", input: {} }] });
+    run.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${k}`, content: `result ${k} `.repeat(40) }, ...(k === 1 ? [stale] : [])] });
+  }
+  run.push({ role: "assistant", content: "done" }, { role: "user", content: "latest" });
+  const d = reduceSync(run, { strategy: "progressive", maxTokens: 400, minToolRun: 2 });
+  assert.ok(d.events.some((e) => e.type === "toolRuns"), JSON.stringify(d.events));
+  assert.equal(seen.length > 0, true);
+  for (const m of seen) assert.ok(!JSON.stringify(m).includes("ORPHAN"), `the summarizer got ${JSON.stringify(m).slice(0, 120)}`);
+  assert.ok(seen.some((m) => JSON.stringify(m).includes("lorem")), "the user's text is summarised");
+  for (const r of [s, p, d]) {
+    assert.ok(!JSON.stringify(r.offloaded).includes("ORPHAN"), "no orphan offloaded");
+    assert.ok(!JSON.stringify(r.messages).includes("ORPHAN"), "no orphan in the output");
+    accepts.anthropic(r.messages);
+  }
+});
+
 test("ChatHistory.prepare() removes orphans from the working history", async () => {
   const input = sliced.openai.make();
   const h = new ChatHistory({ maxTokens: 1e9 }, input);
