@@ -636,6 +636,47 @@ test("the summarizer, a digest and the offloaded originals get a message with or
   }
 });
 
+test("gemini: a call whose turn before was an orphan functionResponse goes with it (or, protected, the model turn before it)", async () => {
+  const g = [
+    { role: "user", parts: [{ text: "q1" }] },
+    { role: "model", parts: [{ text: "a1" }] },
+    { role: "user", parts: [{ functionResponse: { name: "b", response: { x: 1 } } }] },
+    { role: "model", parts: [{ functionCall: { name: "c", args: {} } }] },
+    { role: "user", parts: [{ functionResponse: { name: "c", response: { y: 2 } } }] },
+    { role: "model", parts: [{ text: "done" }] },
+    { role: "user", parts: [{ text: "q2" }] },
+  ];
+  for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+    const config = { maxTokens: 1e5, strategy, summarizer: async () => "s" };
+    const r = await reduce(g, config);
+    accepts.gemini(r.messages);
+    assert.deepEqual(r.dropped, [2, 3, 4], strategy);
+    const kept = await reduce(g, { ...config, keepLast: 3 });
+    accepts.gemini(kept.messages);
+    assert.deepEqual(kept.dropped, [1, 2], `${strategy}, keepLast 3`);
+    assertAccounted(kept, g, strategy);
+  }
+});
+
+test("progressive starts on a user input when its stages meet the target (an orphan went from the front)", () => {
+  const long = "lorem ipsum dolor sit amet 42, ".repeat(40);
+  const input = [
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "x" }] },
+    { role: "assistant", content: long },
+    { role: "user", content: "question " + long },
+    { role: "assistant", content: long },
+    { role: "user", content: "q2" },
+    { role: "assistant", content: "short" },
+  ];
+  for (const startOn of ["user", "any"]) {
+    const r = reduceSync(input, { strategy: "progressive", maxTokens: 500, largeMessageTokens: 60, startOn });
+    assert.ok(r.events.some((e) => e.type === "offloadOld"), JSON.stringify(r.events));
+    assert.deepEqual(r.dropped, [0, 1], startOn);
+    accepts.anthropic(r.messages);
+    assertAccounted(r, input, startOn);
+  }
+});
+
 test("ChatHistory.prepare() removes orphans from the working history", async () => {
   const input = sliced.openai.make();
   const h = new ChatHistory({ maxTokens: 1e9 }, input);
