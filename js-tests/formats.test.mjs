@@ -601,6 +601,82 @@ test("a message with orphan results beside other content keeps the rest, as a co
   assert.ok(!JSON.stringify(r.messages).includes("gone"), "no orphan block in the output, preview or copy");
 });
 
+test("the summarizer, a digest and the offloaded originals get a message with orphans beside other content without them", async () => {
+  const long = "lorem ipsum dolor sit amet 42, ".repeat(60);
+  const stale = { type: "tool_result", tool_use_id: "gone", content: "ORPHAN RESULT" };
+  const chat = [
+    { role: "user", content: [stale, { type: "text", text: long }] },
+    { role: "assistant", content: long },
+    { role: "user", content: long },
+    { role: "assistant", content: long },
+    { role: "user", content: "latest" },
+  ];
+  const seen = [];
+  const summarizer = async (req) => { seen.push(...req.messages); return "sum"; };
+  const s = await reduce(chat, { strategy: "summarize", maxTokens: 900, keepLast: 1, summarizer });
+  assert.ok(s.summarized.includes(0), JSON.stringify(s.summarized));
+  const p = await reduce(chat, { strategy: "progressive", maxTokens: 300, keepLast: 1, summarizer });
+  assert.ok(p.summarized.includes(0) && Object.keys(p.offloaded).length > 0, JSON.stringify(p.events));
+  // A tool run (stage 1) with an orphan beside a result: its digest and its originals.
+  const run = [{ role: "user", content: "start" }];
+  for (let k = 0; k < 4; k++) {
+    run.push({ role: "assistant", content: [{ type: "tool_use", id: `t${k}`, name: "f", input: {} }] });
+    run.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${k}`, content: `result ${k} `.repeat(40) }, ...(k === 1 ? [stale] : [])] });
+  }
+  run.push({ role: "assistant", content: "done" }, { role: "user", content: "latest" });
+  const d = reduceSync(run, { strategy: "progressive", maxTokens: 400, minToolRun: 2 });
+  assert.ok(d.events.some((e) => e.type === "toolRuns"), JSON.stringify(d.events));
+  assert.equal(seen.length > 0, true);
+  for (const m of seen) assert.ok(!JSON.stringify(m).includes("ORPHAN"), `the summarizer got ${JSON.stringify(m).slice(0, 120)}`);
+  assert.ok(seen.some((m) => JSON.stringify(m).includes("lorem")), "the user's text is summarised");
+  for (const r of [s, p, d]) {
+    assert.ok(!JSON.stringify(r.offloaded).includes("ORPHAN"), "no orphan offloaded");
+    assert.ok(!JSON.stringify(r.messages).includes("ORPHAN"), "no orphan in the output");
+    accepts.anthropic(r.messages);
+  }
+});
+
+test("gemini: a call whose turn before was an orphan functionResponse goes with it (or, protected, the model turn before it)", async () => {
+  const g = [
+    { role: "user", parts: [{ text: "q1" }] },
+    { role: "model", parts: [{ text: "a1" }] },
+    { role: "user", parts: [{ functionResponse: { name: "b", response: { x: 1 } } }] },
+    { role: "model", parts: [{ functionCall: { name: "c", args: {} } }] },
+    { role: "user", parts: [{ functionResponse: { name: "c", response: { y: 2 } } }] },
+    { role: "model", parts: [{ text: "done" }] },
+    { role: "user", parts: [{ text: "q2" }] },
+  ];
+  for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+    const config = { maxTokens: 1e5, strategy, summarizer: async () => "s" };
+    const r = await reduce(g, config);
+    accepts.gemini(r.messages);
+    assert.deepEqual(r.dropped, [2, 3, 4], strategy);
+    const kept = await reduce(g, { ...config, keepLast: 3 });
+    accepts.gemini(kept.messages);
+    assert.deepEqual(kept.dropped, [1, 2], `${strategy}, keepLast 3`);
+    assertAccounted(kept, g, strategy);
+  }
+});
+
+test("progressive starts on a user input when its stages meet the target (an orphan went from the front)", () => {
+  const long = "lorem ipsum dolor sit amet 42, ".repeat(40);
+  const input = [
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "x" }] },
+    { role: "assistant", content: long },
+    { role: "user", content: "question " + long },
+    { role: "assistant", content: long },
+    { role: "user", content: "q2" },
+    { role: "assistant", content: "short" },
+  ];
+  for (const startOn of ["user", "any"]) {
+    const r = reduceSync(input, { strategy: "progressive", maxTokens: 500, largeMessageTokens: 60, startOn });
+    assert.ok(r.events.some((e) => e.type === "offloadOld"), JSON.stringify(r.events));
+    assert.deepEqual(r.dropped, [0, 1], startOn);
+    accepts.anthropic(r.messages);
+    assertAccounted(r, input, startOn);
+  }
+});
+
 test("ChatHistory.prepare() removes orphans from the working history", async () => {
   const input = sliced.openai.make();
   const h = new ChatHistory({ maxTokens: 1e9 }, input);

@@ -6,6 +6,7 @@
 //! output of any strategy has one.
 #![cfg(not(target_arch = "wasm32"))]
 
+use chat_history_reducer::protect::starts_on_user_required;
 use chat_history_reducer::strategies::progressive;
 use chat_history_reducer::structure::Structure;
 use chat_history_reducer::{
@@ -343,6 +344,50 @@ fn no_orphans(out: &Transcript) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Gemini (SPEC §9.4): a function-call turn of `out` (the output of a reduction of `t`,
+/// whose k-th message stands for input `origin[k]`, if any) follows a user or
+/// function-response turn — when it did in `t`, orphans included (an input that breaks the
+/// rule is left as it is), and but for a system message or a summary before it, which
+/// stays (Gemini has neither in its contents), or no user input at all to open on.
+fn calls_follow_user_turns(
+    t: &Transcript,
+    out: &Transcript,
+    origin: &[Option<u32>],
+) -> Result<(), TestCaseError> {
+    if t.format != Format::Gemini {
+        return Ok(());
+    }
+    let after_user = |m: &MessageInfo| matches!(m.role, Role::User | Role::Tool);
+    let calls: HashSet<u32> = out
+        .links
+        .iter()
+        .filter(|l| l.kind == LinkKind::Call)
+        .map(|l| l.message)
+        .collect();
+    let any_user = out.messages.iter().any(|m| m.is_real_user());
+    for (k, m) in out.messages.iter().enumerate() {
+        let Some(i) = origin[k] else { continue };
+        if !calls.contains(&(k as u32))
+            || m.role != Role::Assistant
+            || i == 0
+            || !after_user(&t.messages[i as usize - 1])
+        {
+            continue;
+        }
+        let prev = k.checked_sub(1).map(|p| &out.messages[p]);
+        prop_assert!(
+            prev.map_or(!any_user, |p| after_user(p)
+                || p.is_system()
+                || p.is_summary()),
+            "function call turn {} (input {}) after {:?}",
+            k,
+            i,
+            prev
+        );
+    }
+    Ok(())
+}
+
 /// Call message → result messages, matched the way providers match them (by id).
 fn tool_pairs(t: &Transcript) -> Vec<(u32, u32)> {
     let mut calls = std::collections::HashMap::new();
@@ -463,31 +508,8 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         }
     }
     // Gemini: a function-call turn follows a user or function-response turn.
-    let calls: std::collections::HashSet<u32> = t
-        .links
-        .iter()
-        .filter(|l| l.kind == LinkKind::Call)
-        .map(|l| l.message)
-        .collect();
-    // (Only for inputs that keep the rule once their orphans are gone: the generator makes
-    // some that do not.)
-    let valid_gemini = calls.iter().all(|&c| {
-        let before = (0..c).rev().find(|i| orphans.get(i) != Some(&true));
-        before.is_some_and(|b| matches!(t.messages[b as usize].role, Role::User | Role::Tool))
-    });
-    if t.format == Format::Gemini && r.reduced && valid_gemini {
-        for (k, &i) in out.iter().enumerate() {
-            let prev = k.checked_sub(1).map(|p| t.messages[out[p] as usize].role);
-            if calls.contains(&i) {
-                prop_assert!(
-                    matches!(prev, Some(Role::User) | Some(Role::Tool)),
-                    "function call turn {} after {:?}",
-                    i,
-                    prev
-                );
-            }
-        }
-    }
+    let origin: Vec<Option<u32>> = out.iter().map(|&i| Some(i)).collect();
+    calls_follow_user_turns(t, &output_transcript(t, &r), &origin)?;
 
     // 6. The latest real user input stays.
     if let Some(u) = latest_user {
@@ -694,6 +716,15 @@ proptest! {
         };
         check_written(t, &config, &r)?;
         no_orphans(&output_transcript(t, &r))?;
+        let origin: Vec<Option<u32>> = r
+            .output
+            .iter()
+            .map(|s| match *s {
+                Slot::Input(i) | Slot::Cleaned(i) => Some(i),
+                Slot::New(_) => None,
+            })
+            .collect();
+        calls_follow_user_turns(t, &output_transcript(t, &r), &origin)?;
         // The summary stands after the leading system messages (and earlier summaries).
         if let Some(at) = r.output.iter().position(|s| matches!(s, Slot::New(_))) {
             for s in &r.output[..at] {
@@ -744,8 +775,14 @@ proptest! {
         prop_assert!(written >= rewritten);
         // 9. Stability: the output, read back as the next reduction reads it, is left as it is
         // — previews, digests and compressed texts are not rewritten again, even over budget.
-        let again = read_back(t, &r, &done);
+        let (again, origin) = read_back(t, &r, &done);
         no_orphans(&again)?;
+        calls_follow_user_turns(t, &again, &origin)?;
+        // 5. startOn user (with the stages' target met or not).
+        if r.reduced && starts_on_user_required(t, &config) && t.messages.iter().any(|m| m.is_real_user()) {
+            let first = again.messages.iter().find(|m| !m.is_system() && !m.is_summary());
+            prop_assert!(first.is_none_or(|m| m.is_real_user()), "starts on {:?}", first);
+        }
         if should_reduce(&again, &config) {
             let (r2, done2) = run_progressive(&again, &config, preview)?;
             prop_assert!(done2.is_empty(), "reduced again: {:?}", done2);
@@ -783,8 +820,12 @@ fn run_progressive(
 /// The output of a progressive reduction as the boundary reads it back: kept messages as
 /// they were, a preview or compressed text as its original with that flag (and its calls
 /// and results), a digest and a summary as new messages, a cleaned message without its
-/// orphan results.
-fn read_back(t: &Transcript, r: &Reduction, done: &[(progressive::Action, f64)]) -> Transcript {
+/// orphan results; with the input each message stands for (in place), if any.
+fn read_back(
+    t: &Transcript,
+    r: &Reduction,
+    done: &[(progressive::Action, f64)],
+) -> (Transcript, Vec<Option<u32>>) {
     use chat_history_reducer::flags;
     use progressive::Action;
     let mut out = Transcript::new(t.format);
@@ -854,7 +895,18 @@ fn read_back(t: &Transcript, r: &Reduction, done: &[(progressive::Action, f64)])
             }
         }
     }
-    out
+    let origin = r
+        .output
+        .iter()
+        .map(|slot| match *slot {
+            Slot::Input(i) | Slot::Cleaned(i) => Some(i),
+            Slot::New(k) => match done[k as usize].0 {
+                Action::Offload { message } | Action::Rewrite { message, .. } => Some(message),
+                _ => None,
+            },
+        })
+        .collect();
+    (out, origin)
 }
 
 #[test]

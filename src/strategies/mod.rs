@@ -8,9 +8,10 @@ pub mod truncate;
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, OnOverBudget};
 use crate::error::{show, ErrorCode, ReduceError};
+use crate::formats::Format;
 use crate::protect::{is_conversation, starts_on_user, starts_on_user_required, Protection};
-use crate::structure::Structure;
-use crate::transcript::Transcript;
+use crate::structure::{Group, Structure};
+use crate::transcript::{LinkKind, Role, Transcript};
 
 /// What became of one input message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,9 +157,9 @@ pub(crate) struct Drops {
     pub messages: usize,
 }
 
-/// Removes whole groups in `order` until `targets` are met, then keeps removing from the
-/// front until the history starts on a user input (`startOn: "user"`). Protected groups are
-/// never removed. The shared mechanism of every strategy.
+/// Removes whole groups in `order` until `targets` are met, then what the format's turn
+/// rules ask ([`settle`]). Protected groups are never removed. The shared mechanism of
+/// every strategy.
 pub(crate) fn choose_drops(
     t: &Transcript,
     s: &Structure,
@@ -172,23 +173,51 @@ pub(crate) fn choose_drops(
         tokens: t.total_tokens(),
         messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
     };
-    let remove = |g: usize, d: &mut Drops| {
-        d.removed[g] = true;
-        let group = &s.groups[g];
-        d.tokens -= group.tokens;
-        d.messages -= group
-            .range()
-            .filter(|&i| counts_as_message(&t.messages[i]))
-            .count();
-    };
     for g in order {
         if targets.met(d.tokens, d.messages) {
             break;
         }
         if !protection[g].is_protected() {
-            remove(g, &mut d);
+            d.remove(t, s, g);
         }
     }
+    settle(t, s, protection, config, &mut d);
+    d
+}
+
+impl Drops {
+    /// Removes group `g` of `s` (a structure of `t`): its tokens and messages are no longer
+    /// left.
+    fn remove(&mut self, t: &Transcript, s: &Structure, g: usize) {
+        self.removed[g] = true;
+        let group = &s.groups[g];
+        self.tokens -= group.tokens;
+        self.messages -= group
+            .range()
+            .filter(|&i| counts_as_message(&t.messages[i]))
+            .count();
+    }
+}
+
+/// What the turn rules ask of what `d` leaves, removing groups (only ever fewer tokens and
+/// messages, so targets met stay met):
+/// - `startOn: "user"` (and Anthropic, Gemini): removing from the front until the history
+///   starts on a real user input;
+/// - Gemini (SPEC §9.4): a `functionCall` turn follows a user or `functionResponse` turn.
+///   A call group that follows one in the input but would not in the output — the turn
+///   before it went: an orphan `functionResponse` ([`Structure::ORPHAN`]), or the group of
+///   a call that went for this — goes too (it answered what is gone); when it is protected,
+///   the model turns between it and the user turn before it go instead, `keepLast` or not
+///   (the rule comes first; a system message or a summary stays). Kept for `startOn` only
+///   counts as unprotected here: nothing that goes is a user input.
+///   (An input that breaks the rule itself is left as it is.)
+pub(crate) fn settle(
+    t: &Transcript,
+    s: &Structure,
+    protection: &[Protection],
+    config: &Config,
+    d: &mut Drops,
+) {
     if starts_on_user_required(t, config) && t.messages.iter().any(|m| m.is_real_user()) {
         for (g, p) in protection.iter().enumerate() {
             if d.removed[g] || !is_conversation(t, s, g) {
@@ -197,10 +226,50 @@ pub(crate) fn choose_drops(
             if starts_on_user(t, s, g) || p.is_protected() {
                 break;
             }
-            remove(g, &mut d);
+            d.remove(t, s, g);
         }
     }
-    d
+    if t.format != Format::Gemini {
+        return;
+    }
+    let mut calls = vec![false; t.len()];
+    for l in t.links.iter().filter(|l| l.kind == LinkKind::Call) {
+        calls[l.message as usize] = true;
+    }
+    let after_user = |i: usize| matches!(t.messages[i].role, Role::User | Role::Tool);
+    // The last message of a kept group, but for orphans (which go whatever keeps them).
+    let last_kept = |g: &Group| g.range().rev().find(|&i| s.orphan[i] != Structure::ORPHAN);
+    // (A group kept only for the history to start on a user input may go: what goes here
+    // is no user input.)
+    let bound = |g: usize| !matches!(protection[g], Protection::None | Protection::StartOnUser);
+    let system = |g: usize| matches!(protection[g], Protection::System | Protection::Summary);
+    let mut before: Option<usize> = None;
+    for (g, group) in s.groups.iter().enumerate() {
+        if d.removed[g] {
+            continue;
+        }
+        let start = group.start as usize;
+        let broken = calls[start]
+            && t.messages[start].role == Role::Assistant
+            && start > 0
+            && after_user(start - 1)
+            && !before.is_some_and(after_user);
+        if broken && !bound(g) {
+            d.remove(t, s, g);
+            continue;
+        }
+        if broken {
+            for b in (0..g).rev() {
+                match last_kept(&s.groups[b]) {
+                    _ if d.removed[b] => {}
+                    None => {}
+                    Some(i) if after_user(i) || system(b) => break,
+                    Some(_) => d.remove(t, s, b),
+                }
+            }
+        }
+        before = last_kept(group).or(before);
+    }
 }
 
 /// `BUDGET_UNREACHABLE` when the targets are missed and the config asks for an error.
@@ -280,4 +349,71 @@ fn describe_targets(targets: &Targets) -> String {
         parts.push(format!("targetMessages {m}"));
     }
     crate::error::join(parts, ", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OptionValue::{Number, Text};
+    use crate::formats::Format;
+    use crate::transcript::{LinkKind, MessageInfo, Role};
+
+    /// Gemini `[user q1, model a1, user{functionResponse b} (an orphan), model{functionCall c},
+    /// user{functionResponse c}, model done, user q2]`, with a second call group after the
+    /// first when `chained`.
+    fn gemini(chained: bool) -> Transcript {
+        let mut t = Transcript::new(Format::Gemini);
+        let push = |t: &mut Transcript, role, link: Option<(LinkKind, u32)>| {
+            t.push(MessageInfo::new(role, 10.0));
+            if let Some((kind, key)) = link {
+                t.link(kind, key);
+            }
+        };
+        push(&mut t, Role::User, None);
+        push(&mut t, Role::Assistant, None);
+        push(&mut t, Role::Tool, Some((LinkKind::Result, 99)));
+        push(&mut t, Role::Assistant, Some((LinkKind::Call, 1)));
+        push(&mut t, Role::Tool, Some((LinkKind::Result, 1)));
+        if chained {
+            push(&mut t, Role::Assistant, Some((LinkKind::Call, 2)));
+            push(&mut t, Role::Tool, Some((LinkKind::Result, 2)));
+        }
+        push(&mut t, Role::Assistant, None);
+        push(&mut t, Role::User, None);
+        t
+    }
+
+    fn kept(t: &Transcript, pairs: &[(&str, crate::config::OptionValue)]) -> Vec<u32> {
+        let c = Config::from_pairs(pairs).unwrap();
+        let r = crate::reduce_sync(t, &c).unwrap();
+        r.output
+            .iter()
+            .map(|s| match s {
+                Slot::Input(i) | Slot::Cleaned(i) => *i,
+                Slot::New(_) => u32::MAX,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_gemini_call_whose_turn_before_was_an_orphan_goes_with_it() {
+        // Not `model a1, model{functionCall c}` (SPEC §9.4): the call answered the orphan.
+        let big = [("maxTokens", Number(1e5))];
+        assert_eq!(kept(&gemini(false), &big), vec![0, 1, 5, 6]);
+        // So does a call that followed that call's results.
+        assert_eq!(kept(&gemini(true), &big), vec![0, 1, 7, 8]);
+        // Protected by keepLast, the call stays and the model turn before it goes.
+        for strategy in ["truncate", "priority", "progressive"] {
+            let keep = [
+                ("maxTokens", Number(1e5)),
+                ("keepLast", Number(3.0)),
+                ("strategy", Text(strategy.into())),
+            ];
+            assert_eq!(
+                kept(&gemini(false), &keep),
+                vec![0, 3, 4, 5, 6],
+                "{strategy}"
+            );
+        }
+    }
 }

@@ -14,7 +14,7 @@
 //! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
 //! the oldest removable groups are dropped as `truncate` would.
 
-use super::{check_budget, choose_drops, keep, CompressionEvent, Drops, Fate, Reduction, Slot};
+use super::{check_budget, choose_drops, keep, CompressionEvent, Fate, Reduction, Slot};
 use crate::budget::{counts_as_message, triggers, Targets};
 use crate::config::Config;
 use crate::error::ReduceError;
@@ -95,9 +95,6 @@ struct Written {
 pub struct Progressive<'a> {
     t: &'a Transcript,
     s: Structure,
-    /// No trigger fires, but the input has orphans: they go, with what `startOn` then asks,
-    /// and nothing more (as in `truncate`).
-    orphans_only: bool,
     protection: Vec<Protection>,
     config: &'a Config,
     targets: Targets,
@@ -140,6 +137,8 @@ impl<'a> Progressive<'a> {
     /// only its orphans go (with what `startOn` then asks, as in `truncate`).
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
+        // No trigger fires, but the input has orphans: they go, with what the turn rules then
+        // ask, and nothing more (as in `truncate`).
         let orphans_only = s.orphans > 0 && !triggers(t, config).any();
         let protection = protect(t, &s, config);
         // The newest `keepLast` groups counted as `protect` counts them: conversation groups
@@ -176,7 +175,6 @@ impl<'a> Progressive<'a> {
             running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
             t,
             s,
-            orphans_only,
         }
     }
 
@@ -551,16 +549,12 @@ impl<'a> Progressive<'a> {
     }
 
     /// The reduction: what the stages wrote, then — if the targets are still missed — the
-    /// oldest removable groups dropped.
+    /// oldest removable groups dropped, and in any case what the turn rules ask
+    /// ([`super::settle`]: `startOn`, an orphan gone from before a Gemini call).
     pub fn finish(mut self) -> Result<Reduction, ReduceError> {
         self.close_stage();
         let before = self.t.total_tokens();
-        let mut drops = Drops {
-            removed: vec![false; self.s.groups.len()],
-            tokens: self.total(),
-            messages: self.messages(),
-        };
-        if !self.met() || self.orphans_only {
+        let drops = {
             // What was written stands where its first original stood, with its tokens, and
             // goes with that group if the group goes; its originals stay in `offloaded`.
             let mut view = self.t.clone();
@@ -580,16 +574,22 @@ impl<'a> Progressive<'a> {
                     m.flags |= crate::transcript::flags::SUMMARY;
                     protection[self.s.group_of[w.at as usize] as usize] = Protection::Summary;
                 }
+                // A digest is no call turn (in Gemini a user turn, as the results it covers).
+                if w.kind == Writing::Digest {
+                    m.role = Role::Tool;
+                }
             }
             // The same groups, with the tokens they have now.
             let now = Structure::of(&view);
-            drops = choose_drops(
+            // (Met, none goes for the targets; the turn rules still hold.)
+            let groups = if self.met() { 0 } else { self.s.groups.len() };
+            let drops = choose_drops(
                 &view,
                 &now,
                 &protection,
                 self.config,
                 &self.targets,
-                0..self.s.groups.len(),
+                0..groups,
             );
             let dropped: usize = self
                 .s
@@ -613,7 +613,9 @@ impl<'a> Progressive<'a> {
                     tokens_after: drops.tokens,
                 });
             }
-        }
+            drops
+        };
+        let mut drops = drops;
         let mut output = Vec::with_capacity(self.t.len());
         for (g, group) in self.s.groups.iter().enumerate() {
             for i in group.range() {
@@ -905,6 +907,40 @@ mod tests {
         assert!(actions.is_empty(), "{actions:?}");
         assert_eq!(r.indices(Fate::Kept), vec![0, 1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(r.indices(Fate::Dropped), vec![8, 9]);
+    }
+
+    #[test]
+    fn the_history_starts_on_a_user_input_when_the_stages_meet_the_target() {
+        // Anthropic, sliced: an orphan result first, then a long answer. Offloading meets the
+        // target; the orphan goes, and the answer then opening the history goes too.
+        let mut t = Transcript::new(Format::Anthropic);
+        t.push(MessageInfo::new(Role::Tool, 5.0));
+        t.link(LinkKind::Result, 99);
+        for (role, tokens) in [
+            (Role::Assistant, 300.0),
+            (Role::User, 300.0),
+            (Role::Assistant, 300.0),
+            (Role::User, 5.0),
+            (Role::Assistant, 5.0),
+        ] {
+            t.push(MessageInfo::new(role, tokens));
+        }
+        let c = config(&[
+            ("maxTokens", Number(500.0)),
+            ("largeMessageTokens", Number(60.0)),
+        ]);
+        let (r, actions) = run(&t, &c);
+        assert!(
+            matches!(actions[0], Action::Offload { message: 1 }),
+            "{actions:?}"
+        );
+        assert_eq!(r.indices(Fate::Dropped), vec![0, 1]);
+        let first = r
+            .output
+            .iter()
+            .position(|s| matches!(s, Slot::New(k) if *k == 1));
+        assert_eq!(first, Some(0), "{:?}", r.output);
+        assert!(!r.over_budget);
     }
 
     #[test]

@@ -17,7 +17,9 @@ use crate::transcript::Transcript;
 /// What the summarizer is asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryPlan {
-    /// The messages to summarise, in order (input indices).
+    /// The messages to summarise, in order (input indices); one with orphans beside other
+    /// content ([`Structure::STRAY`]) goes to the summarizer without them, as it would be
+    /// output.
     pub messages: Vec<u32>,
     /// Single mode: the earlier summaries the new one replaces.
     pub replaces: Vec<u32>,

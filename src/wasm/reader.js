@@ -2316,11 +2316,11 @@ function hashText(text) {
   return (h >>> 0).toString(16);
 }
 
-/** The originals at `indices`, for a summarize request. */
+/** The originals at `indices`, for a summarize request or `result.offloaded`: each as a
+ * reduction outputs it, without its orphan results (`withoutOrphans`: the summarizer may
+ * hand them to a model, which refuses a tool result without its call). */
 export function pick(reading, indices) {
-  const out = new Array(indices.length);
-  for (let k = 0; k < indices.length; k++) out[k] = reading.items[indices[k]];
-  return out;
+  return Array.from(indices, (i) => withoutOrphans(reading, i));
 }
 
 /**
@@ -2590,18 +2590,18 @@ const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{1
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
  * without its orphan results, as every copy written for it). */
 export function offloadMessage(reading, index, previewChars, tokens) {
-  const id = offloadId([reading.items[index]]);
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
   const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
-  const message = rewriteTexts(reading.format, withoutOrphans(reading, index), (text) => `${note}\n${previewOf(text, previewChars)}`);
+  const message = rewriteTexts(reading.format, original, (text) => `${note}\n${previewOf(text, previewChars)}`);
   return { message, id };
 }
 
 /** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
 export function rewriteWithSummary(reading, index, summary) {
-  const id = offloadId([reading.items[index]]);
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
   const note = `[compressed; the original is ${id}, restored by context_reload]`;
   let first = true;
-  const message = rewriteTexts(reading.format, withoutOrphans(reading, index), () => {
+  const message = rewriteTexts(reading.format, original, () => {
     const text = first ? `${note}\n${summary}` : note;
     first = false;
     return text;
@@ -2658,7 +2658,7 @@ function resultOf(format, m) {
  * or `functionResponse` turn (SPEC §9.4). Read back, it is no user input (`noted`).
  */
 export function compressRun(reading, indices, previewChars, summary) {
-  const run = Array.from(indices, (i) => reading.items[i]);
+  const run = pick(reading, indices);
   const id = offloadId(run);
   const lines = [`[compressed tool run: ${run.length} messages, stored as ${id}; call context_reload with {"id":"${id}"} to restore them]`];
   if (typeof summary === "string") {
