@@ -2320,6 +2320,8 @@ function hashText(text) {
  * reduction outputs it, without its orphan results (`withoutOrphans`: the summarizer may
  * hand them to a model, which refuses a tool result without its call). */
 export function pick(reading, indices) {
+  // (Most histories have no orphans: their messages are handed over as they are.)
+  if ((reading.orphans ??= orphanResults(reading)).size === 0) return Array.from(indices, (i) => reading.items[i]);
   return Array.from(indices, (i) => withoutOrphans(reading, i));
 }
 
