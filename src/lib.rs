@@ -55,7 +55,17 @@ use std::borrow::Borrow;
 /// (tool results whose call is not before them: SPEC §9.4). One pass over the counts, and
 /// when no trigger fires one over the messages and links ([`Structure::of`]).
 pub fn should_reduce(t: &Transcript, config: &Config) -> bool {
-    budget::triggers(t, config).any() || Structure::of(t).orphans > 0
+    should_reduce_with(t, config, || Structure::of(t))
+}
+
+/// [`should_reduce`] with the structure of `t` from the caller, asked for only when no
+/// trigger fires (a caller that keeps the structure of a history reuses or extends it).
+pub fn should_reduce_with<S: Borrow<Structure>>(
+    t: &Transcript,
+    config: &Config,
+    structure: impl FnOnce() -> S,
+) -> bool {
+    budget::triggers(t, config).any() || structure().borrow().orphans > 0
 }
 
 /// Reduces with a strategy that needs no summarizer; the history is returned unchanged

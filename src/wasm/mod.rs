@@ -214,18 +214,16 @@ pub fn should_reduce(
 ) -> Result<bool, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (t, reading) = decode_for_reduction(messages, &call)?;
-    if crate::budget::triggers(&t, &call.config).any() {
-        return Ok(true);
-    }
-    // The orphans are found by the structure: the one kept for these messages (a chat asks
-    // every turn, of a history that grew), as a reduction takes it (`reduce_now`).
-    let orphans = if Array::is_array(&call.callbacks.token_counts) {
-        crate::structure::Structure::of(&t).orphans
-    } else {
-        let (version, base) = (reading.version(), reading.base_version());
-        memo::structure(version, base, call.config.calibration, &t).orphans
-    };
-    Ok(orphans > 0)
+    // Orphans are found by the structure: the one kept for these messages (a chat asks every
+    // turn, of a history that grew), as a reduction takes it (`reduce_now`).
+    Ok(crate::should_reduce_with(&t, &call.config, || {
+        if Array::is_array(&call.callbacks.token_counts) {
+            std::rc::Rc::new(crate::structure::Structure::of(&t))
+        } else {
+            let (version, base) = (reading.version(), reading.base_version());
+            memo::structure(version, base, call.config.calibration, &t)
+        }
+    }))
 }
 
 /// The estimated (or counted) tokens of a message or an array of messages.
