@@ -26,7 +26,7 @@ const READER_EAGER = [
   // reading the options and the messages, every format
   "readOptions", "readOption", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
   "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "mediaPart", "firstText",
-  "openaiContent", "openaiRole", "readOpenAI", "readOpenAIFields", "looksOpenAI", "noted", "openingText",
+  "openaiContent", "openaiRole", "readOpenAI", "readOpenAIFields", "looksOpenAI", "contentFlags", "noted", "openingText",
   "readResponses", "looksResponses", "readAnthropic", "looksAnthropic", "readVercel", "looksVercel",
   "readVercelUI", "looksVercelUI", "readGemini", "looksGemini", "langchainShape", "readLangChain",
   "looksLangChain", "readFresh", "readOne", "remember", "slot", "stampWith", "partsStamp", "partMark",

@@ -661,6 +661,22 @@ function noted(flags, text) {
 }
 
 /**
+ * A message's flags from its content: `flags` (its role's), SUMMARY in their place when it
+ * opens with a summary (`summary`: whether its role may hold one), and what a note opening
+ * it says (`noted`). A string whose first unit is none of "<", "[" and white space opens
+ * with neither: most messages are told so without a look at more of their content.
+ */
+function contentFlags(r, content, flags, summary) {
+  if (typeof content === "string") {
+    const c = content.charCodeAt(0);
+    if (c > 32 && c !== 60 && c !== 91) return flags;
+  } else if (content === null || content === undefined) {
+    return flags;
+  }
+  return noted(summary && r.isSummaryText(firstText(content)) ? SUMMARY : flags, openingText(content));
+}
+
+/**
  * The text where a rewritten message's note stands (see `rewriteTexts`): a string content,
  * else the first tool result or text part that is not reasoning.
  */
@@ -769,10 +785,7 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
   if (check && (role === undefined || type !== undefined || parts !== undefined ||
     (typeof content !== "string" && !partsFit(content, "openai")))) return MISFIT;
   if (role === undefined) throw roleError(i, name, "system, developer, user, assistant, tool");
-  let flags = 0;
-  if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
-  else if (role === USER) flags = REAL_USER;
-  flags = noted(flags, openingText(content));
+  const flags = contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL);
   if ((content === undefined || content === null) && role !== ASSISTANT && name !== "function") {
     throw bad(i, `a ${name} message needs content (a string or an array of parts)${parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
   }
@@ -873,10 +886,7 @@ function readResponses(r, i, m) {
     const role = RESPONSES_ROLES.get(m.role);
     if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant");
     const content = m.content;
-    let flags = 0;
-    if (r.isSummaryText(firstText(content))) flags = SUMMARY;
-    else if (role === USER) flags = REAL_USER;
-    r.begin(i, role, noted(flags, openingText(content)));
+    r.begin(i, role, contentFlags(r, content, role === USER ? REAL_USER : 0, true));
     r.roleText(m.role);
     if (typeof content === "string") r.text(content);
     else if (Array.isArray(content)) {
@@ -952,7 +962,7 @@ function readAnthropic(r, i, m) {
   if (Array.isArray(content) && role === USER) {
     realUser = content.length === 0 || content.some((b) => !(b && b.type === "tool_result"));
   }
-  const flags = noted(r.isSummaryText(firstText(content)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(content));
+  const flags = contentFlags(r, content, realUser ? REAL_USER : 0, true);
   r.begin(i, realUser || role !== USER ? role : TOOL, flags);
   r.roleText(m.role);
   if (typeof content === "string") {
@@ -1017,10 +1027,7 @@ function readVercel(r, i, m) {
   const role = VERCEL_ROLES.get(m.role);
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant, tool");
   const content = m.content;
-  let flags = 0;
-  if (role !== TOOL && r.isSummaryText(firstText(content))) flags = SUMMARY;
-  else if (role === USER) flags = REAL_USER;
-  r.begin(i, role, noted(flags, openingText(content)));
+  r.begin(i, role, contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL));
   r.roleText(m.role);
   if (typeof content === "string") {
     r.text(content);
@@ -1093,7 +1100,7 @@ function readVercelUI(r, i, m) {
   if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
   const parts = m.parts;
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
-  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(parts));
+  const flags = contentFlags(r, parts, role === USER ? REAL_USER : 0, true);
   r.begin(i, role, flags);
   r.roleText(m.role);
   for (const p of parts) {
@@ -1127,7 +1134,7 @@ function readGemini(r, i, m) {
   if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
   const responsesOnly = parts.length > 0 && parts.every((p) => p && p.functionResponse);
   const realUser = role === USER && !responsesOnly;
-  const flags = noted(r.isSummaryText(firstText(parts)) ? SUMMARY : realUser ? REAL_USER : 0, openingText(parts));
+  const flags = contentFlags(r, parts, realUser ? REAL_USER : 0, true);
   r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
   r.roleText(m.role);
   for (const p of parts) {
@@ -1184,7 +1191,7 @@ function readLangChain(r, i, m) {
   if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
   if (type === "generic") role = openaiRole(d.role) ?? OTHER;
   const content = d.content;
-  const flags = noted(role !== TOOL && r.isSummaryText(firstText(content)) ? SUMMARY : role === USER ? REAL_USER : 0, openingText(content));
+  const flags = contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL);
   r.begin(i, role, flags);
   r.roleText(type);
   r.text(d.name);
