@@ -535,6 +535,11 @@ test("tokenCounts may be a typed array or another array-like, as the typings say
   for (const tokenCounts of [{ length: 2 }, new Float64Array(0)]) {
     assert.equal(estimateTokens(input, { tokenCounts }), estimateTokens(input), "no counts given: estimated");
   }
+  // An array-like's own index keys only: a huge `length` makes no slots (it took all the
+  // memory there is, killing the process, when it was copied whole).
+  assert.equal(estimateTokens(input, { tokenCounts: { length: 2 ** 32 - 1, 0: 7 } }), 7 + estimateTokens(input[1]));
+  assert.throws(() => estimateTokens(input, { estimatorWeights: { length: 2 ** 32 - 1 } }), (e) => e.code === "INVALID_CONFIG" && e.field === "estimatorWeights");
+  assert.throws(() => reduceSync(input, { maxTokens: 100, summaryTag: { length: 2 ** 32 - 1 } }), (e) => e.code === "INVALID_CONFIG" && e.field === "summaryTag");
   assert.throws(() => estimateTokens(input, { tokenCounts: { a: 1 } }), (e) => e.code === "INVALID_CONFIG" && e.field === "tokenCounts");
   assert.throws(() => estimateTokens(input, { tokenCounts: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "tokenCounts");
 });

@@ -2014,7 +2014,7 @@ export function readOptions(config, kinds, numbers) {
     else if (type === "object" && arrayLike(v)) {
       // (A typed array, or another array-like: as an array, what the core reads.)
       try {
-        v = Array.from(v);
+        v = arrayOf(v);
         kind = O_ARRAY;
       } catch (e) {
         kind = O_THREW;
@@ -2050,6 +2050,20 @@ function notASignal(signal) {
   }
   return new ReduceError("INVALID_CONFIG", "signal must be an AbortSignal (such as an AbortController's signal), " +
     "got an object without a boolean aborted and addEventListener and removeEventListener methods", undefined, "signal");
+}
+
+/** Array-like `v` as an array: a typed array's values (no more than a call can have
+ * messages), or another's own index keys, in a sparse array of its length: a `length` of
+ * 2^32 - 1 makes no slots (copied whole, it took all the memory there is). */
+function arrayOf(v) {
+  if (ArrayBuffer.isView(v)) return Array.from(v.length > MAX_MESSAGES ? v.subarray(0, MAX_MESSAGES) : v);
+  const out = [];
+  out.length = v.length;
+  for (const key of Object.keys(v)) {
+    const k = Number(key);
+    if (Number.isInteger(k) && k >= 0 && k < out.length && String(k) === key) out[k] = v[key];
+  }
+  return out;
 }
 
 /** Whether object `v` is a typed array, or has a whole `length` an array could have (and
