@@ -323,6 +323,53 @@ test("a long history edited in place is read again where it changed", () => {
   history.at(-1).tool_call_id = "c1";
   assert.equal(count(), fresh(), "a result's tool_call_id changed");
   assert.deepEqual(groups(history), groups(structuredClone(history)));
+  // Every top-level field the reading counts (SPEC §3: name too): the audit found a name,
+  // refusal or legacy function_call set later left the count of before.
+  history[20].name = "x".repeat(400);
+  assert.equal(count(), fresh(), "a user's name set");
+  history[21].name = "y".repeat(400);
+  assert.equal(count(), fresh(), "an assistant's name set");
+  history[23].refusal = "I cannot help with that. ".repeat(20);
+  assert.equal(count(), fresh(), "a refusal set");
+  history[23].refusal = undefined;
+  assert.equal(count(), fresh(), "a refusal taken away");
+  history[25].function_call = { name: "legacy", arguments: "{\"a\": 1}".repeat(30) };
+  assert.equal(count(), fresh(), "a legacy function_call set");
+  history.at(-1).name = "lookup";
+  assert.equal(count(), fresh(), "a tool result's name set");
+});
+
+test("Responses items and LangChain messages edited in place are read again where it changed", () => {
+  const items = [];
+  for (let k = 0; k < 20; k++) {
+    items.push({ type: "message", role: "user", content: [{ type: "input_text", text: `question ${k}` }] });
+    items.push({ type: "function_call", call_id: `c${k}`, name: "f", arguments: "{}" });
+    items.push({ type: "function_call_output", call_id: `c${k}`, output: `result ${k}` });
+  }
+  const same = (h) => estimateTokens(h) === estimateTokens(structuredClone(h));
+  const groups = (h) => analyze(h, { maxTokens: 1e6 }).messages.map((m) => m.group);
+  assert.ok(same(items));
+  items[31].name = "a_much_longer_function_name_".repeat(10);
+  assert.ok(same(items), "a call's name replaced");
+  items[34].arguments = "{\"q\": \"a longer argument\"}";
+  assert.ok(same(items), "a call's arguments replaced");
+  items[35].call_id = "c11";
+  assert.ok(same(items), "a result's call_id changed");
+  assert.deepEqual(groups(items), groups(structuredClone(items)));
+  items.push({ type: "reasoning", summary: [{ type: "summary_text", text: "short" }] }, { type: "function_call", call_id: "z", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "z", output: "r" });
+  assert.ok(same(items));
+  items.at(-3).encrypted_content = "e".repeat(500);
+  assert.ok(same(items), "a reasoning item's encrypted_content set");
+  const lc = [];
+  for (let k = 0; k < 40; k++) lc.push(k % 2 ? { type: "ai", content: `answer ${k}`, tool_calls: [] } : { type: "human", content: `question ${k}` });
+  lc.push({ type: "ai", content: "", tool_calls: [{ id: "t1", name: "f", args: {} }] }, { type: "tool", tool_call_id: "t1", content: "r" });
+  assert.ok(same(lc));
+  lc[10].name = "n".repeat(300);
+  assert.ok(same(lc), "a human message's name set");
+  lc[11].name = "m".repeat(300);
+  assert.ok(same(lc), "an AI message's name set");
+  lc.at(-1).name = "tool_name_".repeat(30);
+  assert.ok(same(lc), "a tool message's name set");
 });
 
 test("a reading is taken over only under the same options: summary tag, estimator, overheads", () => {

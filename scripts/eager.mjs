@@ -32,7 +32,7 @@ const READER_EAGER = [
   "looksLangChain", "readFresh", "readOne", "remember", "slot", "stampWith", "partsStamp", "partMark",
   // the next call on the same or a grown history (the take-over)
   "previousReading", "madeWith", "keepReading", "staleKeys", "givenCounts", "align", "sameRun",
-  "allUnchanged", "sameOpenAI", "sameWith", "sameInside", "sameParts", "sameStamp",
+  "allUnchanged", "sameOpenAI", "extras", "sameExtras", "sameWith", "sameInside", "sameParts", "sameStamp",
   // the default estimator's texts, the result
   "pieceAt", "textUnits", "encodeUtf8", "plainArray", "makeEvent", "buildResult", "setCompleter",
   "completeLater", "completeReading",

@@ -769,13 +769,13 @@ function readOpenAI(r, i, m, check) {
   const name = m.role;
   switch (name) {
     case "user":
-      return readOpenAIFields(r, i, check, name, USER, m.content, m.type, m.parts, m.name, m.refusal, undefined, undefined, undefined);
+      return readOpenAIFields(r, i, check, name, USER, m.content, m.type, m.parts, m.name, undefined, undefined, undefined, undefined);
     case "assistant":
       return readOpenAIFields(r, i, check, name, ASSISTANT, m.content, m.type, m.parts, m.name, m.refusal, m.tool_calls, m.function_call, undefined);
     case "tool":
-      return readOpenAIFields(r, i, check, name, TOOL, m.content, m.type, m.parts, m.name, m.refusal, undefined, undefined, m.tool_call_id);
+      return readOpenAIFields(r, i, check, name, TOOL, m.content, m.type, m.parts, m.name, undefined, undefined, undefined, m.tool_call_id);
     default:
-      return readOpenAIFields(r, i, check, name, openaiRole(name), m.content, m.type, m.parts, m.name, m.refusal, undefined, undefined, undefined);
+      return readOpenAIFields(r, i, check, name, openaiRole(name), m.content, m.type, m.parts, m.name, undefined, undefined, undefined, undefined);
   }
 }
 
@@ -828,7 +828,10 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
   } else if (name === "function") {
     r.result(`function:${author}`);
   }
-  stampWith(r.stamps.writable(i), slot(i), content, name, calls, callId);
+  // (An assistant's name, refusal and legacy call in one slot, none the usual case; another
+  // message's name where an assistant's calls are: see `sameOpenAI`.)
+  if (role === ASSISTANT) stampWith(r.stamps.writable(i), slot(i), content, name, calls, extras(author, refusal, legacy));
+  else stampWith(r.stamps.writable(i), slot(i), content, name, author, callId);
   return STAMPED;
 }
 
@@ -845,20 +848,33 @@ function sameOpenAI(m, s, k) {
   switch (name) {
     case "user":
       content = m.content;
+      if (!Object.is(m.name, s[k + 2])) return false;
       break;
     case "assistant":
       content = m.content;
       calls = m.tool_calls;
-      if (!Object.is(calls, s[k + 2])) return false;
+      if (!Object.is(calls, s[k + 2]) || !sameExtras(s[k + 3], m.name, m.refusal, m.function_call)) return false;
       break;
     case "tool":
       content = m.content;
-      if (!Object.is(m.tool_call_id, s[k + 3])) return false;
+      if (!Object.is(m.tool_call_id, s[k + 3]) || !Object.is(m.name, s[k + 2])) return false;
       break;
     default:
       content = m.content;
+      if (!Object.is(m.name, s[k + 2])) return false;
   }
   return Object.is(content, s[k]) && sameInside(s, k, content, calls);
+}
+
+/** An assistant's `name`, `refusal` and legacy `function_call` for its stamp: undefined when
+ * it has none of them (no array made for most messages). */
+function extras(name, refusal, legacy) {
+  return name === undefined && refusal === undefined && legacy === undefined ? undefined : [name, refusal, legacy];
+}
+
+function sameExtras(stamped, name, refusal, legacy) {
+  if (stamped === undefined) return name === undefined && refusal === undefined && legacy === undefined;
+  return Object.is(stamped[0], name) && Object.is(stamped[1], refusal) && Object.is(stamped[2], legacy);
 }
 
 function looksOpenAI(m) {
@@ -1254,15 +1270,33 @@ const READERS = {
   vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
   "openai-responses": {
     read: readResponses, looks: looksResponses,
-    stamp: (m, s, k, w) => w(s, k, m.content, m.type, m.output !== undefined ? m.output : m.arguments, m.role),
+    stamp: stampResponses,
   },
   "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
   gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
   langchain: {
     read: readLangChain, looks: looksLangChain,
-    stamp: (m, s, k, w) => w(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type, m.tool_calls, m.tool_call_id),
+    // (`name` where `tool_calls` or `tool_call_id` are not: an AI message has no id, a tool
+    // message no calls, the others neither.)
+    stamp: (m, s, k, w) => w(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type,
+      m.tool_calls !== undefined ? m.tool_calls : m.name, m.tool_call_id !== undefined ? m.tool_call_id : m.name),
   },
 };
+
+/** A Responses item's stamp: the fields `readResponses` reads of its type (an item of a type
+ * it does not know counts as its JSON: the item itself, whose insides are not looked at). */
+function stampResponses(m, s, k, w) {
+  const type = m.type;
+  if (type === undefined || type === "message") return w(s, k, m.content, type, undefined, m.role);
+  if (type === "reasoning") return w(s, k, m.summary, type, m.encrypted_content, undefined);
+  if (type === "mcp_approval_request") return w(s, k, m.arguments, type, m.id, m.name);
+  if (type === "mcp_approval_response") return w(s, k, undefined, type, m.approval_request_id, undefined);
+  if (typeof type === "string" && type.endsWith("_call_output")) return w(s, k, m.output, type, m.call_id, undefined);
+  if (typeof type === "string" && type.endsWith("_call")) {
+    return w(s, k, m.arguments ?? m.input ?? m.action, type, m.call_id, m.name);
+  }
+  return w(s, k, m, type, undefined, undefined);
+}
 const FORMATS = Object.keys(READERS);
 // How a kept reading checks that a message is unchanged (`sameRun`): the format's own
 // `same`, else its `stamp` compared by `sameWith`.
