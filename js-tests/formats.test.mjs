@@ -199,6 +199,51 @@ test("groups: the responses reasoning item stays with its calls, Gemini matches 
   assert.equal(g.messages[4].round, 2);
 });
 
+test("gemini: a functionResponse is matched by id, else by order and name — an id on one side only still matches", () => {
+  const weather = (id) => ({ functionCall: { ...(id ? { id } : {}), name: "get_weather", args: { city: id ?? "x" } } });
+  const answer = (id, name = "get_weather") => ({ functionResponse: { ...(id ? { id } : {}), name, response: { temp: 21 } } });
+  const quiet = { maxTokens: 1_000_000 };
+  const history = (calls, responses) => [
+    { role: "user", parts: [{ text: "Weather in Lisbon and Porto?" }] },
+    { role: "model", parts: calls },
+    { role: "user", parts: responses },
+    { role: "model", parts: [{ text: "21°C in both." }] },
+    { role: "user", parts: [{ text: "And tomorrow?" }] },
+  ];
+  // The audit's cases: a call with an id answered without one (as the SDK's examples write
+  // it), and the other way round. Both were taken for orphans and dropped under budget,
+  // leaving the call without its result.
+  for (const [calls, responses] of [
+    [[weather("fc_1")], [answer()]],
+    [[weather()], [answer("fc_1")]],
+    [[weather("fc_1"), weather("fc_2")], [answer(), answer()]],
+    [[weather("fc_1"), weather("fc_2")], [answer("fc_2"), answer()]],
+    [[weather(), weather()], [answer(), answer()]],
+  ]) {
+    const input = history(calls, responses);
+    const what = JSON.stringify([calls, responses]);
+    assert.equal(shouldReduce(input, quiet), false, what);
+    const r = reduceSync(input, quiet);
+    assert.deepEqual([r.reduced, r.dropped], [false, []], what);
+    const g = analyze(input).messages;
+    assert.equal(g[1].group, g[2].group, what);
+    // Tight: the call and its results go or stay together, and the provider accepts it.
+    for (const maxTokens of [40, 60, 80]) accepts.gemini(reduceSync(input, { maxTokens, startOn: "any" }).messages);
+  }
+  // By order: two same-named calls answered without ids take one response each; a third
+  // response has no call left and is an orphan (dropped).
+  const extra = history([weather("fc_1"), weather("fc_2")], [answer(), answer(), answer()]);
+  const r = reduceSync(extra, quiet);
+  assert.equal(r.reduced, true);
+  assert.deepEqual(r.events.map((e) => e.type), ["orphans"]);
+  assert.deepEqual(r.rewritten, [2]);
+  assert.equal(r.messages[2].parts.length, 2, "the two responses that answer the calls stay (all three went by their shared name)");
+  accepts.gemini(r.messages);
+  // A response of a name no call has is an orphan, whatever its id.
+  const stray = history([weather("fc_1")], [answer("fc_1"), answer("zz", "get_time")]);
+  assert.deepEqual(reduceSync(stray, quiet).events.map((e) => e.type), ["orphans"]);
+});
+
 // ---- payloads: a non-string payload counts as its JSON text (SPEC §3) ----------------------
 
 /** Random JSON-like data, with what JSON.stringify escapes, skips or writes as null. */

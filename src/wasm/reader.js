@@ -260,15 +260,53 @@ class Reading {
    * `callKey`. A result with no call gets a key no call has.
    */
   result(id) {
+    const key = this.findCall(id);
+    this.linkKey(RESULT, key !== undefined ? key : this.newKey(id));
+  }
+
+  /** The key of the latest call with id `id` before the message being read (undefined if
+   * none): the calls of the latest message with calls first, else `callKey`. */
+  findCall(id) {
     const recent = this.recentCalls;
     for (let c = 0; c < this.recentLength; c += 2) {
-      if (recent[c] === id) {
-        this.linkKey(RESULT, recent[c + 1]);
-        return;
-      }
+      if (recent[c] === id) return recent[c + 1];
     }
-    const key = this.callKey(id);
-    this.linkKey(RESULT, key !== undefined ? key : this.newKey(id));
+    return this.callKey(id);
+  }
+
+  /**
+   * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name): the call
+   * with its id; else the first call named `name` of the latest message with calls that no
+   * response before it answered (a call with an id answered by a response without one, as
+   * the SDK's examples write them, or the other way round); else the latest call of that
+   * name without an id. A result with no call gets a key no call has.
+   */
+  namedResult(id, name) {
+    let key = id !== undefined ? this.findCall(id) : undefined;
+    if (key === undefined) key = this.unansweredCall(name);
+    if (key === undefined) key = this.findCall(`name:${name}`);
+    this.linkKey(RESULT, key !== undefined ? key : this.newKey(id ?? `name:${name}`));
+  }
+
+  /** The key of the first call named `name` among the latest calls (those of Gemini message
+   * `recentOf`, whose functionCall parts made them, in order) with no result yet. */
+  unansweredCall(name) {
+    if (this.recentLength === 0) return undefined;
+    const parts = this.items[this.recentOf].parts, recent = this.recentCalls, data = this.linkData;
+    let c = 0;
+    for (const p of parts) {
+      if (p === null || typeof p !== "object" || !p.functionCall) continue;
+      if (c >= this.recentLength) break;
+      const key = recent[c + 1];
+      c += 2;
+      if (p.functionCall.name !== name) continue;
+      let answered = false;
+      for (let at = this.linkStart[this.recentOf]; at < this.linkLength && !answered; at += 2) {
+        answered = data[at] === key && data[at + 1] === RESULT;
+      }
+      if (!answered) return key;
+    }
+    return undefined;
   }
 
   /** The key of the latest call with id `id` among the links before `end` (read here or
@@ -1163,7 +1201,7 @@ function readGemini(r, i, m) {
       r.json(fc.args);
     } else if (p.functionResponse) {
       const fr = p.functionResponse;
-      r.result(linkId(fr.id) ?? `name:${fr.name}`);
+      r.namedResult(linkId(fr.id), fr.name);
       r.text(fr.name);
       r.json(fr.response);
     } else if (p.inlineData || p.fileData) {
@@ -2286,14 +2324,28 @@ function resultId(p) {
  */
 function withoutOrphans(reading, i) {
   const orphans = reading.orphans ??= orphanResults(reading);
-  const ids = new Set();
+  // How many orphan results of each id the message has.
+  const ids = new Map();
   for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
-    if (orphans.has(at)) ids.add(reading.ids[reading.linkData[at]]);
+    if (orphans.has(at)) {
+      const id = reading.ids[reading.linkData[at]];
+      ids.set(id, (ids.get(id) ?? 0) + 1);
+    }
   }
   const m = reading.items[i], format = reading.format, content = contentOf(format, m);
   // (Results are parts of an array: a message of one result alone goes whole.)
   if (ids.size === 0 || !Array.isArray(content)) return m;
-  return withContent(format, m, content.filter((p) => !ids.has(resultId(p))));
+  // As many parts of each id, the last ones: results matched by order and name (Gemini's
+  // without ids) answer the calls first, and those left over are the orphans.
+  const keep = content.slice();
+  for (let k = keep.length - 1; k >= 0; k--) {
+    const id = resultId(keep[k]), left = ids.get(id);
+    if (left > 0) {
+      ids.set(id, left - 1);
+      keep.splice(k, 1);
+    }
+  }
+  return withContent(format, m, keep);
 }
 
 // ---------------------------------------------------------------------------------------
