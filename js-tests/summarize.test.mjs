@@ -441,3 +441,32 @@ test("a timeoutMs longer than a timer can wait (2^31 - 1 ms) does not fire at on
   assert.ok(r.summary, "summarized: the summarizer was waited for");
   assert.ok(!r.events.some((e) => e.type === "summarizeFailed" || e.kind === "truncate"), JSON.stringify(r.events));
 });
+
+test("summarize: a summary of the tokens the summarizer was asked for fits summaryMaxTokens, wrapping and all", async () => {
+  // The summarizer writes the text; the summary message adds its tag, role and overhead.
+  // It used to be asked for summaryMaxTokens itself, so a summary that did as it was told
+  // was over it by the wrapping: SUMMARY_TOO_LARGE (audit).
+  const text = (tokens) => {
+    const weigh = (k) => estimateTokens({ role: "user", content: "word ".repeat(k).trim() }) - estimateTokens({ role: "user", content: "" });
+    let k = 0;
+    while (weigh(k + 1) <= tokens) k++;
+    return "word ".repeat(k).trim();
+  };
+  for (const extra of [{}, { summaryMaxTokens: 30 }, { summaryRole: "system", summaryTag: "recap" }]) {
+    const asked = [];
+    const config = {
+      strategy: "summarize", maxTokens: 200, onSummarizerError: "throw", ...extra,
+      summarizer: async (req) => {
+        asked.push(req.targetTokens);
+        return text(req.targetTokens);
+      },
+    };
+    const r = await reduce(chat(12), config);
+    assert.equal(asked.length, 1, JSON.stringify(extra));
+    assert.ok(r.summary, JSON.stringify(extra));
+    const max = extra.summaryMaxTokens ?? Math.floor(0.25 * Math.floor(0.8 * 200));
+    assert.ok(asked[0] < max, `asked for ${asked[0]}, less than ${max}: the wrapping takes the rest`);
+    const summary = r.messages.find((m) => typeof m.content === "string" && m.content.includes("</"));
+    assert.ok(estimateTokens(summary) <= max, `${estimateTokens(summary)} ≤ ${max}`);
+  }
+});

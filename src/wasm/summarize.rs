@@ -224,19 +224,29 @@ pub async fn reduce_with_summarizer(
             "\n\n",
         )
     });
+    // The summarizer writes the text; the message around it (the tag, its role, the
+    // overhead) counts too: it is asked for what is left of the target, less a token for
+    // the rounding of the whole (a summary of the tokens it was asked for was over
+    // summaryMaxTokens by those of the wrapping).
+    let role = role_name(config.summary_role);
+    let wrapping = count_new_message(
+        &make_message(reading, role, &wrap_summary("", &config.summary_tag)),
+        call,
+        t.format,
+    )?;
     let failure = match ask(
         call,
         reading,
         "history",
         &plan.messages,
         previous,
-        plan.target_tokens,
+        (plan.target_tokens - wrapping - 1.0).max(1.0),
     )
     .await?
     {
         Ok(answer) => {
             let text = wrap_summary(&answer.text, &config.summary_tag);
-            let summary = make_message(reading, role_name(config.summary_role), &text);
+            let summary = make_message(reading, role, &text);
             let tokens = count_new_message(&summary, call, t.format)?;
             match config.summary_max_tokens {
                 Some(max) if tokens > max => {

@@ -146,7 +146,8 @@ export interface SummarizeRequest {
   messages: Message[];
   /** Single mode: the text of the summary being replaced. */
   previousSummary?: string;
-  /** Aim for at most this many tokens. */
+  /** Aim for at most this many tokens (for the text: the tag, role and overhead of the
+   * summary message are already taken off `summaryMaxTokens`). */
   targetTokens: number;
   signal?: AbortSignal;
 }
@@ -218,6 +219,8 @@ export interface ReduceConfig {
   summaryRole?: "user" | "system" | "assistant";
   /** The summary text is wrapped in `<tag>…</tag>`. Default `"conversation-summary"`. */
   summaryTag?: string;
+  /** The most tokens the summary message may have, its tag, role and overhead included
+   * (a longer one is `SUMMARY_TOO_LARGE`). Default `floor(0.25 * targetTokens)`. */
   summaryMaxTokens?: number;
   onSummarizerError?: "fallback" | "throw";
   timeoutMs?: number;
