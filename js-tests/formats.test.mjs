@@ -172,6 +172,25 @@ test("LangChain's toDict() and serialized forms are read too", () => {
   }
 });
 
+test("LangChain's toDict() and serialized forms: an offloaded message is a copy in the same form, its content cut", () => {
+  const long = "The report says ".repeat(800);
+  const instances = [new HumanMessage("q0"), new AIMessage(long), new HumanMessage("q1"), new AIMessage("a1"), new HumanMessage("q2")];
+  const forms = { toDict: instances.map((m) => m.toDict()), serialized: JSON.parse(JSON.stringify(instances)) };
+  for (const [name, input] of Object.entries(forms)) {
+    const config = { strategy: "progressive", maxTokens: estimateTokens(input) - 1, largeMessageTokens: 300, startOn: "any" };
+    const r = reduceSync(input, config);
+    assert.deepEqual(r.rewritten, [1], `${name}: ${r.events.map((e) => `${e.type}:${e.tokensBefore}->${e.tokensAfter}`)}`);
+    assert.deepEqual(r.dropped, [], name);
+    const copy = r.messages[1], fields = name === "toDict" ? "data" : "kwargs";
+    assert.deepEqual(Object.keys(copy), Object.keys(input[1]), `${name}: no field added`);
+    assert.deepEqual(Object.keys(copy[fields]), Object.keys(input[1][fields]), name);
+    assert.match(copy[fields].content, /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /, name);
+    assert.ok(r.tokensAfter < r.tokensBefore / 5, `${name}: ${r.tokensBefore} -> ${r.tokensAfter}`);
+    assert.equal(analyze(r.messages).format, "langchain");
+    assert.equal(reduceSync(r.messages, { ...config, maxTokens: r.tokensAfter - 1 }).rewritten.length, 0, `${name}: not offloaded again`);
+  }
+});
+
 test("a mix of formats is INVALID_MESSAGES; a named format is checked", () => {
   const mixed = [build.openai()[1], build.anthropic()[1]];
   assert.throws(() => analyze(mixed), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /mix/.test(e.message));

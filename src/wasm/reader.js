@@ -2490,17 +2490,32 @@ function copyOf(m) {
   return copy;
 }
 
-/** The content field of a message in `format` (LangChain's dict form nests it). */
+/**
+ * The object that holds a LangChain message's fields: the message itself (an instance, a
+ * plain message), `kwargs` of the serialized form (`{lc: 1, type: "constructor", id,
+ * kwargs}`), or `data` of the `toDict()` form (`{type, data}`).
+ */
+function langchainFields(m) {
+  if (m.content !== undefined) return m;
+  if (m.lc === 1 && Array.isArray(m.id) && m.kwargs !== null && typeof m.kwargs === "object") return m.kwargs;
+  if (m.data !== null && typeof m.data === "object") return m.data;
+  return m;
+}
+
+/** The content field of a message in `format` (LangChain's dict and serialized forms nest
+ * it). */
 function contentOf(format, m) {
   if (format === "gemini" || format === "vercel-ui") return m.parts;
-  if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") return m.data.content;
+  if (format === "langchain") return langchainFields(m).content;
   return m.content;
 }
 
 function withContent(format, m, content) {
   const copy = copyOf(m);
+  const fields = format === "langchain" ? langchainFields(m) : m;
   if (format === "gemini" || format === "vercel-ui") copy.parts = content;
-  else if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") copy.data = { ...m.data, content };
+  else if (fields === m.kwargs) copy.kwargs = { ...fields, content };
+  else if (fields === m.data) copy.data = { ...fields, content };
   else {
     copy.content = content;
     if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") copy.lc_kwargs = { ...copy.lc_kwargs, content };
@@ -2623,7 +2638,7 @@ function callsOf(format, m) {
   const out = [];
   const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
   if (format === "openai" || format === "langchain") {
-    const d = format === "langchain" && m.data && m.content === undefined ? m.data : m;
+    const d = format === "langchain" ? langchainFields(m) : m;
     for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       if (c && c.function) add(c.function.name, c.function.arguments);
       else if (c) add(c.name, c.args);
