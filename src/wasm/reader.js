@@ -694,6 +694,8 @@ function openingText(content) {
     if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) return p.output;
     const text = textOfPart(p);
     if (text !== undefined) return text;
+    // An entry of a Responses shell_call_output.
+    if (typeof p.stdout === "string" && p.type === undefined) return p.stdout || p.stderr;
   }
   return undefined;
 }
@@ -923,7 +925,7 @@ function readResponses(r, i, m) {
   if (type.endsWith("_call_output")) {
     const id = linkId(m.call_id);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
-    r.begin(i, TOOL, noted(0, m.output));
+    r.begin(i, TOOL, noted(0, openingText(m.output)));
     r.result(id);
     r.text(id);
     payload(r, m.output);
@@ -2535,21 +2537,66 @@ function textOfPart(p) {
  * A copy of message `m` whose texts are replaced by `replace(oldText)`: the first text part
  * takes the replacement of all text parts, every tool result keeps its place (so it still
  * answers its call) with its own text replaced; calls, images and thinking are untouched.
+ *
+ * Undefined when that saves nothing: a message with no text to carry the note, or whose
+ * size is elsewhere (a tool call's arguments, an image) — it is left as it is, not counted
+ * as offloaded, and `progressive` moves on. A call's arguments stay as the model wrote
+ * them: they are what it sees of its own earlier calls, and a note inside them would be
+ * imitated — written into a file, say — by the calls it makes next.
  */
 function rewriteTexts(format, m, replace) {
-  if (format === "openai-responses" && m.type === "function_call_output") {
-    const copy = copyOf(m);
-    copy.output = replace(jsonText(m.output));
-    return copy;
-  }
+  let before = 0, after = 0;
+  const swap = (text) => {
+    const written = replace(text);
+    before += text.length;
+    after += written.length;
+    return written;
+  };
+  const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
+    ? rewriteItem(m, swap)
+    : rewriteContent(format, m, swap);
+  return copy !== undefined && after < before ? copy : undefined;
+}
+
+/**
+ * `rewriteTexts` of a Responses item other than a message: a tool result's `output` in its
+ * own shape (a string stays a string; parts keep their places, the texts joined into the
+ * first; a shell's output its entries, with their stdout and stderr replaced). Calls (their
+ * arguments or input), approvals, screenshots and the items of tools the API runs itself
+ * have no text to cut: undefined.
+ */
+function rewriteItem(m, replace) {
+  const type = m.type, out = m.output;
+  if (typeof type !== "string" || !type.endsWith("_call_output") || out === undefined || out === null) return undefined;
+  let output;
+  if (typeof out === "string") output = replace(out);
+  else if (Array.isArray(out)) output = rewriteParts(out, replace);
+  else if (typeof out !== "object" || !MEDIA_OUTPUTS.has(out.type)) output = replace(jsonText(out));
+  if (output === undefined) return undefined;
+  const copy = copyOf(m);
+  copy.output = output;
+  return copy;
+}
+
+/** `rewriteTexts` of a message's content (see there). */
+function rewriteContent(format, m, replace) {
   const content = contentOf(format, m);
   if (typeof content === "string") return withContent(format, m, replace(content));
   if (!Array.isArray(content)) return withContent(format, m, replace(""));
+  const parts = rewriteParts(content, replace);
+  return parts !== undefined ? withContent(format, m, parts) : undefined;
+}
+
+/**
+ * `parts` with their texts replaced (see `rewriteTexts`), or undefined when none of them
+ * could take the rewritten text (only a tool call, say).
+ */
+function rewriteParts(content, replace) {
   const texts = content.map(textOfPart).filter((t) => t !== undefined);
-  const joined = replace(texts.join("\n"));
-  // Whether a part took the rewritten text (`wrote`): a message without one (only a tool
-  // call, say) cannot carry the note, and is left as it is (undefined). The text parts'
-  // texts go, joined, into the first of them (`placed`).
+  let joined;
+  // Whether a part took the rewritten text (`wrote`): parts without one (only a tool
+  // call, say) cannot carry the note (undefined). The text parts' texts go, joined, into
+  // the first of them (`placed`).
   let placed = false, wrote = false;
   const parts = [];
   for (const p of content) {
@@ -2568,13 +2615,24 @@ function rewriteTexts(format, m, replace) {
       wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
     } else if (textOfPart(p) !== undefined) {
+      if (joined === undefined) joined = replace(texts.join("\n"));
       if (!placed) parts.push({ ...p, text: joined });
       placed = wrote = true;
+    } else if (typeof p.stdout === "string" && p.type === undefined) {
+      // An entry of a Responses shell_call_output: `{stdout, stderr, outcome}`.
+      const entry = { ...p };
+      for (const key of ["stdout", "stderr"]) {
+        if (typeof p[key] === "string" && p[key].length > 0) {
+          entry[key] = replace(p[key]);
+          wrote = true;
+        }
+      }
+      parts.push(entry);
     } else {
       parts.push(p);
     }
   }
-  return wrote ? withContent(format, m, parts) : undefined;
+  return wrote ? parts : undefined;
 }
 
 function payloadText(out) {
