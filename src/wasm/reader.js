@@ -589,6 +589,19 @@ const PART_FORMATS = table({
   "tool-approval-response": ["vercel"],
 });
 
+/**
+ * Throws when `part`, a part of message i that `format`'s reader does not know, is one that
+ * only other formats use (`PART_FORMATS`): a history read under a wrong `config.format` (an
+ * Anthropic `tool_use` read as an OpenAI part would be text, its result unlinked). Called
+ * only for parts without a text, which a reader's known parts and text parts are not.
+ */
+function foreignPart(i, part, format) {
+  const only = PART_FORMATS.get(part.type);
+  if (only !== undefined && !only.includes(format)) {
+    throw bad(i, `has a ${JSON.stringify(part.type)} part, as ${only.join(" and ")} messages do, not ${format} ones: set config.format to "${only[0]}" (or "auto")`);
+  }
+}
+
 /** Whether every typed part of `content` may belong to `format`. */
 function partsFit(content, format) {
   if (!Array.isArray(content)) return true;
@@ -737,6 +750,7 @@ function openaiContent(r, i, content) {
           r.text(part.refusal);
           break;
         default:
+          if (typeof part.text !== "string") foreignPart(i, part, "openai");
           r.text(part.text);
       }
     }
@@ -896,10 +910,13 @@ function readResponses(r, i, m) {
         if (part === null || typeof part !== "object") continue;
         if (part.type === "input_image" || part.type === "input_file" || part.type === "input_audio") r.image();
         else if (part.type === "refusal") r.text(part.refusal);
-        else r.text(part.text);
+        else if (typeof part.text === "string") r.text(part.text);
+        else foreignPart(i, part, "openai-responses");
       }
     } else if (content !== undefined && content !== null) {
       throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+    } else if (m.tool_calls !== undefined) {
+      throw bad(i, `has tool_calls, as OpenAI Chat Completions messages do (Responses items are function_call items): set config.format to "openai" (or "auto")`);
     }
     return;
   }
@@ -942,6 +959,9 @@ function readResponses(r, i, m) {
     r.text(m.name);
     r.json(m.arguments ?? m.input ?? m.action);
     return;
+  }
+  if (LANGCHAIN_TYPES.get(type) !== undefined) {
+    throw bad(i, `has type ${JSON.stringify(type)}, a LangChain message type, not a Responses item type: set config.format to "langchain" (or "auto")`);
   }
   r.begin(i, OTHER, 0);
   r.json(m);
@@ -1010,6 +1030,8 @@ function readAnthropic(r, i, m) {
           const id = linkId(b.tool_use_id);
           if (id !== undefined) r.result(id);
           payload(r, b.content);
+        } else {
+          foreignPart(i, b, "anthropic");
         }
     }
   }
@@ -1082,6 +1104,7 @@ function readVercel(r, i, m) {
         break;
       }
       default:
+        if (typeof p.text !== "string") foreignPart(i, p, "vercel");
         r.text(p.text);
     }
   }
