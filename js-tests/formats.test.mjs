@@ -172,12 +172,77 @@ test("LangChain's toDict() and serialized forms are read too", () => {
   }
 });
 
+test("LangChain's toDict() and serialized forms: an offloaded message is a copy in the same form, its content cut", () => {
+  const long = "The report says ".repeat(800);
+  const instances = [new HumanMessage("q0"), new AIMessage(long), new HumanMessage("q1"), new AIMessage("a1"), new HumanMessage("q2")];
+  const forms = { toDict: instances.map((m) => m.toDict()), serialized: JSON.parse(JSON.stringify(instances)) };
+  for (const [name, input] of Object.entries(forms)) {
+    const config = { strategy: "progressive", maxTokens: estimateTokens(input) - 1, largeMessageTokens: 300, startOn: "any" };
+    const r = reduceSync(input, config);
+    assert.deepEqual(r.rewritten, [1], `${name}: ${r.events.map((e) => `${e.type}:${e.tokensBefore}->${e.tokensAfter}`)}`);
+    assert.deepEqual(r.dropped, [], name);
+    const copy = r.messages[1], fields = name === "toDict" ? "data" : "kwargs";
+    assert.deepEqual(Object.keys(copy), Object.keys(input[1]), `${name}: no field added`);
+    assert.deepEqual(Object.keys(copy[fields]), Object.keys(input[1][fields]), name);
+    assert.match(copy[fields].content, /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /, name);
+    assert.ok(r.tokensAfter < r.tokensBefore / 5, `${name}: ${r.tokensBefore} -> ${r.tokensAfter}`);
+    assert.equal(analyze(r.messages).format, "langchain");
+    assert.equal(reduceSync(r.messages, { ...config, maxTokens: r.tokensAfter - 1 }).rewritten.length, 0, `${name}: not offloaded again`);
+  }
+});
+
 test("a mix of formats is INVALID_MESSAGES; a named format is checked", () => {
   const mixed = [build.openai()[1], build.anthropic()[1]];
   assert.throws(() => analyze(mixed), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /mix/.test(e.message));
   const gemini = build.gemini();
   assert.throws(() => reduceSync(gemini, { maxTokens: 100, format: "openai" }), (e) => e.code === "INVALID_MESSAGE" && e.index === 0);
   assert.throws(() => analyze(gemini, { format: "cobol" }), (e) => e.code === "INVALID_CONFIG" && e.field === "format");
+});
+
+test("a named format refuses the parts and items of another format, naming it (INVALID_MESSAGE)", () => {
+  const anthropic = [
+    { role: "user", content: "Find the config file. " + "Context: ".repeat(150) },
+    { role: "assistant", content: [{ type: "text", text: "Searching." }, { type: "tool_use", id: "toolu_1", name: "grep", input: { q: "config" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "config.yml" }] },
+    { role: "assistant", content: [{ type: "text", text: "Found config.yml." }] },
+    { role: "user", content: "Thanks" },
+  ];
+  const vercel = [
+    { role: "user", content: "Find the config file." },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "grep", input: { q: "config" } }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "grep", output: { type: "text", value: "config.yml" } }] },
+    { role: "user", content: "Thanks" },
+  ];
+  const langchain = [
+    { type: "human", content: "Find the config file." },
+    { type: "ai", content: "", tool_calls: [{ id: "c1", name: "grep", args: { q: "config" } }] },
+    { type: "tool", tool_call_id: "c1", content: "config.yml" },
+    { type: "human", content: "Thanks" },
+  ];
+  const openai = [
+    { role: "user", content: "Find the config file." },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "grep", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "config.yml" },
+  ];
+  const cases = [
+    [anthropic, "anthropic", ["openai", "vercel", "openai-responses", "gemini", "langchain"], 1],
+    [vercel, "vercel", ["openai", "anthropic", "openai-responses", "gemini", "langchain"], 1],
+    [langchain, "langchain", ["openai-responses"], 0],
+    [openai, "openai", ["openai-responses"], 1],
+  ];
+  for (const [input, own, wrong, index] of cases) {
+    assert.equal(analyze(input).format, own);
+    for (const format of wrong) {
+      for (const call of [() => reduceSync(input, { format, maxTokens: 100 }), () => estimateTokens(input, { format })]) {
+        assert.throws(call, (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE", `${own} read as ${format}`);
+      }
+      if (["openai", "vercel", "openai-responses"].includes(format)) {
+        assert.throws(() => analyze(input, { format }), (e) => e.index === index && e.message.includes(own), `${own} as ${format}: the error names ${own}`);
+      }
+    }
+  }
+  // In a detected format, a part of another one is still a mix of formats.
+  assert.throws(() => analyze([anthropic[0], anthropic[1], vercel[1]]), (e) => e.code === "INVALID_MESSAGES" && /mix/.test(e.message));
 });
 
 test("plain user/assistant text is accepted under every format that fits", () => {

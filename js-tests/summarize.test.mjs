@@ -379,6 +379,121 @@ test("progressive never edits reasoning: items and parts keep their text", () =>
   if (o.kept.includes(1)) assert.equal(o.messages[o.kept.indexOf(1)], responses[1]);
 });
 
+test("openai-responses: a tool result's output becomes the preview in the item's own shape, and stays so", () => {
+  const log = Array.from({ length: 400 }, (_, k) => `test suite::case_${k} ... ok`).join("\n");
+  const screenshot = { type: "computer_screenshot", image_url: "data:image/png;base64,iVBORw0KGgo=" };
+  const items = (type, output) => [
+    { role: "user", content: "Run the test suite." },
+    { type: "reasoning", id: "rs_1", summary: [] },
+    { type: type.replace("_output", ""), id: "it_1", call_id: "call_1", name: "shell", input: "cargo test", arguments: "{}" },
+    { type, call_id: "call_1", output },
+    { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "All tests pass." }] },
+    { role: "user", content: "Great, now commit." },
+  ];
+  const cases = [
+    ["function_call_output", log, (o) => typeof o === "string"],
+    ["custom_tool_call_output", log, (o) => typeof o === "string"],
+    ["local_shell_call_output", JSON.stringify({ output: log }), (o) => typeof o === "string"],
+    ["function_call_output", [{ type: "input_text", text: log }, { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" }],
+      (o) => o.length === 2 && o[0].type === "input_text" && o[1].type === "input_image"],
+    ["shell_call_output", [{ stdout: log, stderr: "", outcome: { type: "exit", exit_code: 0 } }],
+      (o) => o.length === 1 && o[0].stderr === "" && o[0].outcome.exit_code === 0 && typeof o[0].stdout === "string"],
+  ];
+  for (const [type, output, shaped] of cases) {
+    const input = items(type, output);
+    const total = estimateTokens(input);
+    const config = { strategy: "progressive", maxTokens: Math.floor(total * 0.8) };
+    const r = reduceSync(input, config);
+    const where = `${type} ${Array.isArray(output) ? "of parts" : "string"}`;
+    assert.deepEqual(r.rewritten, [3], `${where}: ${r.events.map((e) => `${e.type}:${e.tokensBefore}->${e.tokensAfter}`)}`);
+    const copy = r.messages[3];
+    assert.deepEqual(Object.keys(copy), Object.keys(input[3]), `${where}: no field added`);
+    assert.ok(shaped(copy.output), `${where}: the output keeps its shape: ${JSON.stringify(copy.output).slice(0, 200)}`);
+    assert.match(JSON.stringify(copy.output), /^.{0,30}\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /, where);
+    assert.ok(estimateTokens([copy]) < estimateTokens([input[3]]) / 2, `${where}: the tokens are gone`);
+    assert.ok(r.tokensAfter <= Math.floor(config.maxTokens * 0.8) && !r.overBudget, where);
+    const again = reduceSync(r.messages, { ...config, maxTokens: Math.floor(r.tokensAfter * 0.9) });
+    assert.ok(!again.rewritten.includes(3), `${where}: the preview is not offloaded again`);
+  }
+  // A screenshot has no text to cut: it is not offloaded (nor claimed to be).
+  const shot = items("computer_call_output", screenshot);
+  const s = reduceSync(shot, { strategy: "progressive", maxTokens: 600, largeMessageTokens: 100 });
+  assert.ok(!s.rewritten.includes(3), JSON.stringify(s.events));
+  assert.deepEqual(Object.keys(s.offloaded), []);
+});
+
+test("openai-responses: a call's arguments or input stay as the model wrote them; nothing is offloaded that is not cut", () => {
+  const file = Array.from({ length: 120 }, (_, k) => `fn helper_${k}(x: u32) -> u32 { x * ${k} + 1 }`).join("\n");
+  const history = (latest) => [
+    { role: "developer", content: "You are a coding agent." },
+    { role: "user", content: "Rewrite src/helpers.rs and apply the patch." },
+    { type: "reasoning", id: "rs_1", summary: [] },
+    { type: "function_call", id: "fc_1", call_id: "call_1", name: "write_file", arguments: JSON.stringify({ path: "src/helpers.rs", content: file }), status: "completed" },
+    { type: "custom_tool_call", id: "ctc_1", call_id: "call_2", name: "apply_patch", input: `*** Begin Patch\n${file}\n*** End Patch` },
+    { type: "mcp_approval_request", id: "mcpr_1", server_label: "fs", name: "write", arguments: JSON.stringify({ content: file }) },
+    { type: "function_call_output", call_id: "call_1", output: "written" },
+    { type: "custom_tool_call_output", call_id: "call_2", output: "applied" },
+    { type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: true },
+    { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done." }] },
+    { role: "user", content: latest },
+  ];
+  for (const latest of ["Great, now commit.", "Commit with this message:\n" + "Refactor helpers. ".repeat(700)]) {
+    const input = history(latest);
+    const config = { strategy: "progressive", maxTokens: Math.floor(estimateTokens(input) * 0.5), keepLast: 3, minToolRun: 100 };
+    const r = reduceSync(input, config);
+    assert.deepEqual(r.rewritten, [], `nothing rewritten: ${r.events.map((e) => `${e.type}:${e.tokensBefore}->${e.tokensAfter}`)}`);
+    assert.deepEqual(Object.keys(r.offloaded), []);
+    assert.ok(r.events.every((e) => !e.type.startsWith("offload")), "no offload stage claims tokens");
+    for (const m of r.messages) assert.ok(input.includes(m), "every item is an original");
+    const again = reduceSync(r.messages, config);
+    assert.equal(again.reduced, false, "reducing the result again changes nothing");
+  }
+});
+
+test("a message whose size is in its tool calls is not offloaded in any format (no note that cuts nothing)", () => {
+  const file = "fn main() {}\n".repeat(600);
+  const cases = {
+    openai: [
+      { role: "user", content: "write files" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "write_file", arguments: JSON.stringify({ code: file }) } }] },
+      { role: "tool", tool_call_id: "c1", content: "ok" },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "thanks" },
+    ],
+    "openai (text beside the calls)": [
+      { role: "user", content: "write files" },
+      { role: "assistant", content: "Writing.", tool_calls: [{ id: "c1", type: "function", function: { name: "write_file", arguments: JSON.stringify({ code: file }) } }] },
+      { role: "tool", tool_call_id: "c1", content: "ok" },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "thanks" },
+    ],
+    langchain: [
+      { type: "human", content: "write files" },
+      { type: "ai", content: "", tool_calls: [{ id: "c1", name: "write_file", args: { code: file } }] },
+      { type: "tool", tool_call_id: "c1", content: "ok" },
+      { type: "ai", content: "Done." },
+      { type: "human", content: "thanks" },
+    ],
+    vercel: [
+      { role: "user", content: "write files" },
+      { role: "assistant", content: [{ type: "text", text: "Writing." }, { type: "tool-call", toolCallId: "c1", toolName: "write_file", input: { code: file } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "write_file", output: { type: "text", value: "ok" } }] },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "thanks" },
+    ],
+  };
+  for (const [name, input] of Object.entries(cases)) {
+    for (const keepLast of [1, 5]) {
+      const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, keepLast };
+      const r = reduceSync(input, config);
+      assert.ok(!r.rewritten.includes(1), `${name} keepLast ${keepLast}: the call is not rewritten`);
+      assert.deepEqual(Object.keys(r.offloaded), [], `${name}: no original stored for a message that is not in the output as a preview`);
+      const again = reduceSync(r.messages, config);
+      assert.equal(again.reduced, false, `${name}: reducing the result again changes nothing`);
+    }
+  }
+});
+
 test("a preview never cuts an emoji (or any surrogate pair) in half", () => {
   for (const previewChars of [39, 40, 41, 199, 200]) {
     for (const text of ["x".repeat(previewChars - 1) + "👍 thanks " + "y ".repeat(3000), "😀".repeat(2000)]) {

@@ -26,7 +26,8 @@ struct Made {
 }
 
 /// A rewritten message and its original: none when the message has no text to carry the
-/// note (`rewriteTexts`), which is then left as it is.
+/// note, or when cutting its texts saves nothing — its size is in a call's arguments, an
+/// image (`rewriteTexts`) — which is then left as it is, and not counted as rewritten.
 fn rewritten(reading: &Reading, w: Written, message: u32) -> Option<Made> {
     let written = w.message();
     (!written.is_undefined()).then(|| Made {

@@ -627,6 +627,19 @@ const PART_FORMATS = table({
   "tool-approval-response": ["vercel"],
 });
 
+/**
+ * Throws when `part`, a part of message i that `format`'s reader does not know, is one that
+ * only other formats use (`PART_FORMATS`): a history read under a wrong `config.format` (an
+ * Anthropic `tool_use` read as an OpenAI part would be text, its result unlinked). Called
+ * only for parts without a text, which a reader's known parts and text parts are not.
+ */
+function foreignPart(i, part, format) {
+  const only = PART_FORMATS.get(part.type);
+  if (only !== undefined && !only.includes(format)) {
+    throw bad(i, `has a ${JSON.stringify(part.type)} part, as ${only.join(" and ")} messages do, not ${format} ones: set config.format to "${only[0]}" (or "auto")`);
+  }
+}
+
 /** Whether every typed part of `content` may belong to `format`. */
 function partsFit(content, format) {
   if (!Array.isArray(content)) return true;
@@ -732,6 +745,8 @@ function openingText(content) {
     if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) return p.output;
     const text = textOfPart(p);
     if (text !== undefined) return text;
+    // An entry of a Responses shell_call_output.
+    if (typeof p.stdout === "string" && p.type === undefined) return p.stdout || p.stderr;
   }
   return undefined;
 }
@@ -773,6 +788,7 @@ function openaiContent(r, i, content) {
           r.text(part.refusal);
           break;
         default:
+          if (typeof part.text !== "string") foreignPart(i, part, "openai");
           r.text(part.text);
       }
     }
@@ -948,10 +964,13 @@ function readResponses(r, i, m) {
         if (part === null || typeof part !== "object") continue;
         if (part.type === "input_image" || part.type === "input_file" || part.type === "input_audio") r.image();
         else if (part.type === "refusal") r.text(part.refusal);
-        else r.text(part.text);
+        else if (typeof part.text === "string") r.text(part.text);
+        else foreignPart(i, part, "openai-responses");
       }
     } else if (content !== undefined && content !== null) {
       throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+    } else if (m.tool_calls !== undefined) {
+      throw bad(i, `has tool_calls, as OpenAI Chat Completions messages do (Responses items are function_call items): set config.format to "openai" (or "auto")`);
     }
     return;
   }
@@ -977,7 +996,7 @@ function readResponses(r, i, m) {
   if (type.endsWith("_call_output")) {
     const id = linkId(m.call_id);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
-    r.begin(i, TOOL, noted(0, m.output));
+    r.begin(i, TOOL, noted(0, openingText(m.output)));
     r.result(id);
     r.text(id);
     payload(r, m.output);
@@ -994,6 +1013,9 @@ function readResponses(r, i, m) {
     r.text(m.name);
     r.json(m.arguments ?? m.input ?? m.action);
     return;
+  }
+  if (LANGCHAIN_TYPES.get(type) !== undefined) {
+    throw bad(i, `has type ${JSON.stringify(type)}, a LangChain message type, not a Responses item type: set config.format to "langchain" (or "auto")`);
   }
   r.begin(i, OTHER, 0);
   r.json(m);
@@ -1062,6 +1084,8 @@ function readAnthropic(r, i, m) {
           const id = linkId(b.tool_use_id);
           if (id !== undefined) r.result(id);
           payload(r, b.content);
+        } else {
+          foreignPart(i, b, "anthropic");
         }
     }
   }
@@ -1134,6 +1158,7 @@ function readVercel(r, i, m) {
         break;
       }
       default:
+        if (typeof p.text !== "string") foreignPart(i, p, "vercel");
         r.text(p.text);
     }
   }
@@ -2590,17 +2615,32 @@ function copyOf(m) {
   return copy;
 }
 
-/** The content field of a message in `format` (LangChain's dict form nests it). */
+/**
+ * The object that holds a LangChain message's fields: the message itself (an instance, a
+ * plain message), `kwargs` of the serialized form (`{lc: 1, type: "constructor", id,
+ * kwargs}`), or `data` of the `toDict()` form (`{type, data}`).
+ */
+function langchainFields(m) {
+  if (m.content !== undefined) return m;
+  if (m.lc === 1 && Array.isArray(m.id) && m.kwargs !== null && typeof m.kwargs === "object") return m.kwargs;
+  if (m.data !== null && typeof m.data === "object") return m.data;
+  return m;
+}
+
+/** The content field of a message in `format` (LangChain's dict and serialized forms nest
+ * it). */
 function contentOf(format, m) {
   if (format === "gemini" || format === "vercel-ui") return m.parts;
-  if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") return m.data.content;
+  if (format === "langchain") return langchainFields(m).content;
   return m.content;
 }
 
 function withContent(format, m, content) {
   const copy = copyOf(m);
+  const fields = format === "langchain" ? langchainFields(m) : m;
   if (format === "gemini" || format === "vercel-ui") copy.parts = content;
-  else if (format === "langchain" && m.content === undefined && m.data && typeof m.data === "object") copy.data = { ...m.data, content };
+  else if (fields === m.kwargs) copy.kwargs = { ...fields, content };
+  else if (fields === m.data) copy.data = { ...fields, content };
   else {
     copy.content = content;
     if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") copy.lc_kwargs = { ...copy.lc_kwargs, content };
@@ -2620,21 +2660,66 @@ function textOfPart(p) {
  * A copy of message `m` whose texts are replaced by `replace(oldText)`: the first text part
  * takes the replacement of all text parts, every tool result keeps its place (so it still
  * answers its call) with its own text replaced; calls, images and thinking are untouched.
+ *
+ * Undefined when that saves nothing: a message with no text to carry the note, or whose
+ * size is elsewhere (a tool call's arguments, an image) — it is left as it is, not counted
+ * as offloaded, and `progressive` moves on. A call's arguments stay as the model wrote
+ * them: they are what it sees of its own earlier calls, and a note inside them would be
+ * imitated — written into a file, say — by the calls it makes next.
  */
 function rewriteTexts(format, m, replace) {
-  if (format === "openai-responses" && m.type === "function_call_output") {
-    const copy = copyOf(m);
-    copy.output = replace(jsonText(m.output));
-    return copy;
-  }
+  let before = 0, after = 0;
+  const swap = (text) => {
+    const written = replace(text);
+    before += text.length;
+    after += written.length;
+    return written;
+  };
+  const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
+    ? rewriteItem(m, swap)
+    : rewriteContent(format, m, swap);
+  return copy !== undefined && after < before ? copy : undefined;
+}
+
+/**
+ * `rewriteTexts` of a Responses item other than a message: a tool result's `output` in its
+ * own shape (a string stays a string; parts keep their places, the texts joined into the
+ * first; a shell's output its entries, with their stdout and stderr replaced). Calls (their
+ * arguments or input), approvals, screenshots and the items of tools the API runs itself
+ * have no text to cut: undefined.
+ */
+function rewriteItem(m, replace) {
+  const type = m.type, out = m.output;
+  if (typeof type !== "string" || !type.endsWith("_call_output") || out === undefined || out === null) return undefined;
+  let output;
+  if (typeof out === "string") output = replace(out);
+  else if (Array.isArray(out)) output = rewriteParts(out, replace);
+  else if (typeof out !== "object" || !MEDIA_OUTPUTS.has(out.type)) output = replace(jsonText(out));
+  if (output === undefined) return undefined;
+  const copy = copyOf(m);
+  copy.output = output;
+  return copy;
+}
+
+/** `rewriteTexts` of a message's content (see there). */
+function rewriteContent(format, m, replace) {
   const content = contentOf(format, m);
   if (typeof content === "string") return withContent(format, m, replace(content));
   if (!Array.isArray(content)) return withContent(format, m, replace(""));
+  const parts = rewriteParts(content, replace);
+  return parts !== undefined ? withContent(format, m, parts) : undefined;
+}
+
+/**
+ * `parts` with their texts replaced (see `rewriteTexts`), or undefined when none of them
+ * could take the rewritten text (only a tool call, say).
+ */
+function rewriteParts(content, replace) {
   const texts = content.map(textOfPart).filter((t) => t !== undefined);
-  const joined = replace(texts.join("\n"));
-  // Whether a part took the rewritten text (`wrote`): a message without one (only a tool
-  // call, say) cannot carry the note, and is left as it is (undefined). The text parts'
-  // texts go, joined, into the first of them (`placed`).
+  let joined;
+  // Whether a part took the rewritten text (`wrote`): parts without one (only a tool
+  // call, say) cannot carry the note (undefined). The text parts' texts go, joined, into
+  // the first of them (`placed`).
   let placed = false, wrote = false;
   const parts = [];
   for (const p of content) {
@@ -2653,13 +2738,24 @@ function rewriteTexts(format, m, replace) {
       wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
     } else if (textOfPart(p) !== undefined) {
+      if (joined === undefined) joined = replace(texts.join("\n"));
       if (!placed) parts.push({ ...p, text: joined });
       placed = wrote = true;
+    } else if (typeof p.stdout === "string" && p.type === undefined) {
+      // An entry of a Responses shell_call_output: `{stdout, stderr, outcome}`.
+      const entry = { ...p };
+      for (const key of ["stdout", "stderr"]) {
+        if (typeof p[key] === "string" && p[key].length > 0) {
+          entry[key] = replace(p[key]);
+          wrote = true;
+        }
+      }
+      parts.push(entry);
     } else {
       parts.push(p);
     }
   }
-  return wrote ? withContent(format, m, parts) : undefined;
+  return wrote ? parts : undefined;
 }
 
 function payloadText(out) {
@@ -2723,7 +2819,7 @@ function callsOf(format, m) {
   const out = [];
   const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
   if (format === "openai" || format === "langchain") {
-    const d = format === "langchain" && m.data && m.content === undefined ? m.data : m;
+    const d = format === "langchain" ? langchainFields(m) : m;
     for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       if (c && c.function) add(c.function.name, c.function.arguments);
       else if (c) add(c.name, c.args);
