@@ -87,6 +87,46 @@ test("reload answers only the ids it offloaded, whatever a model's tool call pas
   }
 });
 
+test("reload and toJSON().offloaded hand out copies: what a caller does with them keeps the originals", async () => {
+  const m = [{ role: "system", content: "s" }];
+  for (let t = 0; t < 4; t++) {
+    m.push({ role: "user", content: `question ${t}` });
+    for (let k = 0; k < 4; k++) {
+      m.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}_${k}`, type: "function", function: { name: "search", arguments: "{}" } }] });
+      m.push({ role: "tool", tool_call_id: `c${t}_${k}`, content: "result data ".repeat(k === 2 ? 400 : 20) });
+    }
+    m.push({ role: "assistant", content: `answer ${t}` });
+  }
+  const config = { strategy: "progressive", maxTokens: 2300, minToolRun: 3 };
+  const h = new ChatHistory(config, m);
+  await h.prepare();
+  const ids = Object.keys(h.toJSON().offloaded);
+  assert.ok(ids.length > 0);
+  const before = JSON.stringify(h.toJSON().offloaded);
+  for (const id of ids) {
+    const originals = h.reload(id);
+    assert.ok(originals.length > 0);
+    assert.notEqual(h.reload(id), originals, "a new array each call");
+    assert.equal(h.reload(id)[0], originals[0], "of the same message objects");
+    originals.splice(0, originals.length);
+    h.toJSON().offloaded[id].length = 0;
+    delete h.toJSON().offloaded[id];
+  }
+  assert.equal(JSON.stringify(h.toJSON().offloaded), before);
+  for (const id of ids) assert.ok(h.reload(id).length > 0, id);
+  // A restored history keeps copies too: the state it was made from may be edited after.
+  const state = JSON.parse(before);
+  const copy = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: state }, config);
+  for (const id of ids) state[id].length = 0;
+  assert.equal(JSON.stringify(copy.toJSON().offloaded), before);
+  // An entry toJSON never writes (not an array) is not taken; an id "__proto__" is an id.
+  const odd = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: JSON.parse('{"a": 5, "b": null, "__proto__": [{"role": "user", "content": "x"}]}') }, config);
+  assert.equal(odd.reload("a"), undefined);
+  assert.equal(odd.reload("b"), undefined);
+  assert.deepEqual(odd.reload("__proto__"), [{ role: "user", content: "x" }]);
+  assert.deepEqual(Object.keys(odd.toJSON().offloaded), ["__proto__"]);
+});
+
 test("messages of no format are refused by push, and a state toJSON did not write by fromJSON", () => {
   const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
   for (const bad of [{}, { role: "wizard", content: "x" }, { text: "no role" }]) {

@@ -328,9 +328,9 @@ impl ChatHistory {
         Ok(())
     }
 
-    /// The originals of an offloaded message (what the `context_reload` tool returns);
-    /// undefined for an id it does not know, or one that is not a string (a model's tool
-    /// call may leave it out).
+    /// The originals of an offloaded message (what the `context_reload` tool returns), in
+    /// an array of the caller's own; undefined for an id it does not know, or one that is
+    /// not a string (a model's tool call may leave it out).
     ///
     /// ```javascript
     /// // the model called context_reload({ id })
@@ -338,12 +338,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
     pub fn reload(&self, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -> JsValue {
-        let s = self.state.borrow();
-        // (Own ids only: not what the object inherits, such as `toString`.)
-        if !id.is_string() || !Object::has_own(&s.offloaded, &id) {
-            return JsValue::UNDEFINED;
-        }
-        Reflect::get(&s.offloaded, &id).unwrap_or(JsValue::UNDEFINED)
+        super::js::reloaded(&self.state.borrow().offloaded, &id)
     }
 
     /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`: every call of the
@@ -392,7 +387,7 @@ impl ChatHistory {
         set(&out, "original", array(&s.original));
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
-        set(&out, "offloaded", s.offloaded.clone());
+        set(&out, "offloaded", super::js::offloaded_copy(&s.offloaded));
         let stats = Object::new();
         set(&stats, "reductions", s.stats.reductions);
         set(&stats, "summarizerCalls", s.stats.summarizer_calls);
@@ -457,7 +452,7 @@ impl ChatHistory {
             }
             let offloaded = get(&state, "offloaded");
             if offloaded.is_object() {
-                Object::assign(&s.offloaded, &Object::from(offloaded));
+                s.offloaded = super::js::offloaded_copy(&offloaded);
             }
             let stats = get(&state, "stats");
             s.stats = Stats {

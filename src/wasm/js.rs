@@ -257,6 +257,12 @@ extern "C" {
         calibration: Option<f64>,
         calls: &Object,
     ) -> JsValue;
+    /// A copy of a history's offloaded originals (each id's array copied; entries that are
+    /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.
+    #[wasm_bindgen(js_name = offloadedCopy)]
+    pub fn offloaded_copy(offloaded: &JsValue) -> Object;
+    /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
+    pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_name = checkMessages)]

@@ -2430,6 +2430,32 @@ export function reportReduction(onEvent, strategy, messages, tokens, result, dur
     });
 }
 
+/**
+ * `ChatHistory`'s offloaded originals, as `toJSON()` hands them out and `fromJSON` takes
+ * them in: a new object with a copy of each id's array (an entry that is not an array, or
+ * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
+ * changes the history's own.
+ */
+export function offloadedCopy(offloaded) {
+  const copy = {};
+  try {
+    for (const [id, originals] of Object.entries(offloaded)) {
+      // (`defineProperty`: an id "__proto__" is an id like any other.)
+      if (Array.isArray(originals)) Object.defineProperty(copy, id, { value: originals.slice(), enumerable: true, writable: true, configurable: true });
+    }
+  } catch {
+    // (A state whose getters throw: what was read so far.)
+  }
+  return copy;
+}
+
+/** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
+ * id it does not know, or one that is not a string (a model's tool call may leave it out;
+ * own ids only, not what the object inherits, such as `toString`). */
+export function reloaded(offloaded, id) {
+  return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
+}
+
 /** `ChatHistory`'s starting messages: none for undefined or null, else a copy of an array
  * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise). */
 export function startingMessages(value) {
