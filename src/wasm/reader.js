@@ -1909,23 +1909,25 @@ const MAX_MESSAGES = 10_000_000;
 
 /**
  * The message objects, each read once: whatever getters or proxies the array has, the
- * result is built from these same objects (`checkObjects` checks they are objects).
+ * result is built from these same objects (`checkObjects` checks they are objects). `by`
+ * opens an error's message (who was given the messages).
  */
-function messageList(messages) {
-  if (!Array.isArray(messages)) {
-    throw new ReduceError("INVALID_MESSAGES", `messages must be an array of messages, got ${describe(messages)}`);
-  }
+function messageList(messages, by = "") {
   let items;
   try {
+    // (Inside: `Array.isArray` throws for a revoked proxy.)
+    if (!Array.isArray(messages)) {
+      throw new ReduceError("INVALID_MESSAGES", `${by}messages must be an array of messages, got ${describe(messages)}`);
+    }
     const n = messages.length;
     if (!(n <= MAX_MESSAGES)) {
-      throw new ReduceError("INVALID_MESSAGES", `messages has ${n} entries; at most ${MAX_MESSAGES} are accepted`);
+      throw new ReduceError("INVALID_MESSAGES", `${by}messages has ${n} entries; at most ${MAX_MESSAGES} are accepted`);
     }
     // A native copy (a proxy's traps run here, once).
     items = Array.prototype.slice.call(messages);
   } catch (e) {
     if (e instanceof ReduceError) throw e;
-    throw new ReduceError("INVALID_MESSAGES", `messages could not be read: ${reason(e)}`);
+    throw new ReduceError("INVALID_MESSAGES", `${by}messages could not be read: ${reason(e)}`);
   }
   return items;
 }
@@ -2457,12 +2459,14 @@ export function reloaded(offloaded, id) {
 }
 
 /** `ChatHistory`'s starting messages: none for undefined or null, else a copy of an array
- * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise). */
+ * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise), read once as
+ * `reduce` reads its input (`messageList`: an array whose reading throws is
+ * `INVALID_MESSAGES` too). */
 export function startingMessages(value) {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ReduceError("INVALID_MESSAGES", `new ChatHistory: messages must be an array of messages, got ${describe(value)}`);
-  checkMessages(value, 0, "new ChatHistory");
-  return value.slice();
+  const items = messageList(value, "new ChatHistory: ");
+  checkMessages(items, 0, "new ChatHistory");
+  return items;
 }
 
 /** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object of some
