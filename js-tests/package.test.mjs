@@ -498,6 +498,50 @@ test("a count above Number.MAX_SAFE_INTEGER is INVALID_CONFIG with its index: no
   assert.deepEqual(await copy.prepare(), state.messages);
 });
 
+test("count options take whole numbers up to Number.MAX_SAFE_INTEGER, a huge one meaning 'more than there is'", () => {
+  const input = conversation(6);
+  const agent = [{ role: "user", content: "go" }];
+  for (let k = 0; k < 8; k++) {
+    agent.push({ role: "assistant", content: null, tool_calls: [{ id: `t${k}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    agent.push({ role: "tool", tool_call_id: `t${k}`, content: k === 3 ? "data ".repeat(2000) : "ok" });
+  }
+  agent.push({ role: "assistant", content: "done" }, { role: "user", content: "next" });
+  const keys = ["targetMessages", "keepLast", "thresholdMessages", "keepRecentPairs", "previewChars", "minToolRun"];
+  const cases = [
+    [input, { maxTokens: 100 }], [input, { strategy: "priority", maxTokens: 300, startOn: "any" }],
+    [input, { targetMessages: 2, thresholdMessages: 1 }], [agent, { strategy: "progressive", maxTokens: 1500 }],
+  ];
+  const outcome = (messages, config) => {
+    try {
+      const r = reduceSync(messages, config);
+      return JSON.stringify([r.messages, r.kept, r.overBudget, shouldReduce(messages, config)]);
+    } catch (e) {
+      return `${e.code} ${e.field}`;
+    }
+  };
+  for (const n of [2 ** 32, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+    // Every group is kept: over budget rather than anything removed.
+    const kept = reduceSync(input, { maxTokens: 100, keepLast: n });
+    assert.equal(kept.messages.length, input.length, `keepLast ${n}`);
+    assert.equal(kept.overBudget, true);
+    // A message trigger no history reaches.
+    assert.equal(shouldReduce(input, { targetMessages: n }), false);
+    assert.equal(shouldReduce(input, { targetMessages: 1, thresholdMessages: n }), false);
+    // Each means what the largest count held means.
+    for (const key of keys) {
+      for (const [messages, config] of cases) {
+        assert.equal(outcome(messages, { ...config, [key]: n }), outcome(messages, { ...config, [key]: 2 ** 32 - 1 }), `${key} ${n}`);
+      }
+    }
+  }
+  for (const key of keys) {
+    assert.throws(() => reduceSync(input, { maxTokens: 100, [key]: 2.5 }),
+      (e) => e.code === "INVALID_CONFIG" && e.field === key && /whole number/.test(e.message));
+    assert.throws(() => reduceSync(input, { maxTokens: 100, [key]: 2 ** 53 }),
+      (e) => e.code === "INVALID_CONFIG" && e.field === key && /MAX_SAFE_INTEGER/.test(e.message));
+  }
+});
+
 test("signal must be an AbortSignal: anything else is INVALID_CONFIG with field signal", async () => {
   const input = conversation(2);
   const summarizer = async () => "summary";
