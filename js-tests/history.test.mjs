@@ -127,6 +127,47 @@ test("reload and toJSON().offloaded hand out copies: what a caller does with the
   assert.deepEqual(Object.keys(odd.toJSON().offloaded), ["__proto__"]);
 });
 
+test("a message of another format than the history's is refused by push, and the history keeps working", async () => {
+  const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  const gemini = { role: "model", parts: [{ text: "a Gemini turn by mistake" }] };
+  const anthropic = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] };
+  for (const bad of [[gemini], [{ role: "user", content: "fine" }, gemini]]) {
+    assert.throws(() => h.push(...bad),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /ChatHistory\.push: message \d+ looks like .*a history holds messages of one format/.test(e.message),
+      JSON.stringify(bad));
+    assert.equal(h.messages.length, 3, "nothing was appended");
+    assert.equal(h.original.length, 3);
+  }
+  h.push({ role: "user", content: "next" });
+  assert.equal((await h.prepare()).length, 4);
+  // Messages that fit several formats narrow the history's: a Gemini history takes Gemini
+  // turns; an OpenAI tool result makes it OpenAI's.
+  const g = new ChatHistory({ maxTokens: 1000 });
+  g.push({ role: "user", parts: [{ text: "hi" }] }, gemini);
+  assert.throws(() => g.push({ role: "user", content: "plain" }), (e) => e.code === "INVALID_MESSAGES");
+  assert.equal((await g.prepare()).length, 2);
+  const o = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  o.push({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "42" });
+  assert.throws(() => o.push(anthropic), (e) => e.code === "INVALID_MESSAGES");
+  assert.equal((await o.prepare()).length, 5);
+  // The constructor and fromJSON refuse messages that mix formats, as reduce does.
+  assert.throws(() => new ChatHistory({ maxTokens: 1000 }, [...chat(1), gemini]),
+    (e) => e.code === "INVALID_MESSAGES" && /^new ChatHistory: message 3 looks like gemini/.test(e.message));
+  const state = JSON.parse(JSON.stringify(h));
+  assert.throws(() => ChatHistory.fromJSON({ ...state, messages: [...state.messages, gemini] }, { maxTokens: 1000 }),
+    (e) => e.code === "INVALID_MESSAGES" && /ChatHistory\.fromJSON/.test(e.message));
+  const restored = ChatHistory.fromJSON(state, { maxTokens: 1000 });
+  assert.throws(() => restored.push(gemini), (e) => e.code === "INVALID_MESSAGES");
+  restored.push({ role: "assistant", content: "ok" });
+  assert.equal((await restored.prepare()).length, 5);
+  // A named format is checked by its reader, as before: push takes any message of a known format.
+  const named = new ChatHistory({ maxTokens: 1000, format: "openai" }, chat(1));
+  named.push({ role: "assistant", content: "fine" });
+  assert.throws(() => named.push({ text: "no role" }), (e) => e.code === "INVALID_MESSAGE" && e.index === 4);
+  assert.equal((await named.prepare()).length, 4);
+});
+
 test("messages of no format are refused by push, and a state toJSON did not write by fromJSON", () => {
   const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
   for (const bad of [{}, { role: "wizard", content: "x" }, { text: "no role" }]) {

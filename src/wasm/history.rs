@@ -13,6 +13,7 @@ use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
 use crate::error::ReduceError;
+use crate::formats::FormatChoice;
 use crate::history::{spread, Stats, MAX_COUNT};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
@@ -34,6 +35,9 @@ struct State {
     pending_output: Option<f64>,
     /// The correction factor learned from `recordUsage` (see `calibration.rs`).
     calibration: Option<f64>,
+    /// The formats every message pushed fits (`checkMessages`), so that `push` refuses one
+    /// of another format at once; 0 under a named `config.format`.
+    formats: u32,
     /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
     generation: u32,
     /// The latest `prepare()`: the next one starts when it has settled, on the history it
@@ -70,17 +74,6 @@ fn state_error(message: &str) -> JsValue {
     ReduceError::config("state", format!("ChatHistory.fromJSON: {message}")).into()
 }
 
-/// `values` as messages to append after `before` others: an `INVALID_MESSAGE` error (and
-/// nothing appended) if one is not an object, which would make every later `prepare()` fail.
-fn checked_messages(
-    values: Vec<JsValue>,
-    before: usize,
-    by: &str,
-) -> Result<Vec<JsValue>, JsValue> {
-    super::js::check_messages(&array(&values), before as u32, by)?;
-    Ok(values)
-}
-
 /// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
 /// to [`MAX_COUNT`].
 fn token_count(value: &JsValue) -> Option<f64> {
@@ -95,9 +88,20 @@ fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
 }
 
 impl ChatHistory {
-    fn with_state(config: JsValue, messages: Vec<JsValue>) -> Result<ChatHistory, JsValue> {
-        // Fail at construction on a bad config, not at the first prepare().
-        decode_config(&config, true)?;
+    /// A history of `messages` (for `by`: an error if one is not a message, or they mix
+    /// formats) with `config`.
+    fn with_state(
+        config: JsValue,
+        messages: Vec<JsValue>,
+        by: &str,
+    ) -> Result<ChatHistory, JsValue> {
+        // Fail at construction on a bad config or messages, not at the first prepare().
+        let call = decode_config(&config, true)?;
+        let all = match call.config.format {
+            FormatChoice::Auto => u32::MAX,
+            FormatChoice::Named(_) => 0,
+        };
+        let formats = super::js::check_messages(&array(&messages), 0, by, all)?;
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
@@ -110,6 +114,7 @@ impl ChatHistory {
                 prompt_len: None,
                 pending_output: None,
                 calibration: None,
+                formats,
                 generation: 0,
                 preparing: None,
             })),
@@ -158,11 +163,12 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
         let messages = super::js::starting_messages(&messages)?.iter().collect();
-        ChatHistory::with_state(config, messages)
+        ChatHistory::with_state(config, messages, "new ChatHistory")
     }
 
-    /// Appends messages to the working history and to `original`; throws `INVALID_MESSAGE`
-    /// (appending none) if one is not a message object.
+    /// Appends messages to the working history and to `original`; throws (appending none)
+    /// `INVALID_MESSAGE` if one is not a message object, and `INVALID_MESSAGES` if one is of
+    /// another format than the history's (with `format: "auto"`).
     ///
     /// ```javascript
     /// history.push({ role: "user", content: "Hello" }, { role: "assistant", content: "Hi" });
@@ -173,7 +179,13 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
-        let messages = checked_messages(messages, s.messages.len(), "ChatHistory.push")?;
+        // (Nothing is appended unless all are messages of the history's format.)
+        s.formats = super::js::check_messages(
+            &array(&messages),
+            s.messages.len() as u32,
+            "ChatHistory.push",
+            s.formats,
+        )?;
         if let (Some(output), Some(first)) = (s.pending_output.take(), messages.first()) {
             s.counts.set(first, &JsValue::from(output));
         }
@@ -432,8 +444,7 @@ impl ChatHistory {
             )));
         }
         let messages = list(&get(&state, "messages"), "messages")?;
-        super::js::check_messages(&array(&messages), 0, "ChatHistory.fromJSON")?;
-        let history = ChatHistory::with_state(config, messages)?;
+        let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
             s.original = list(&get(&state, "original"), "original")?;

@@ -265,8 +265,16 @@ extern "C" {
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
+    /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
+    /// mask of `reader.js`; 0 under a named format), may take `values`: an error if one is
+    /// not a message, or not of those formats; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
-    pub fn check_messages(values: &Array, before: u32, by: &str) -> Result<(), JsValue>;
+    pub fn check_messages(
+        values: &Array,
+        before: u32,
+        by: &str,
+        formats: u32,
+    ) -> Result<u32, JsValue>;
 
     /// What `callSummarizer` settled with.
     pub type Outcome;

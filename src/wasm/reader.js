@@ -2458,30 +2458,45 @@ export function reloaded(offloaded, id) {
   return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
 }
 
-/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of an array
- * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise), read once as
- * `reduce` reads its input (`messageList`: an array whose reading throws is
- * `INVALID_MESSAGES` too). */
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
+ * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
+ * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
 export function startingMessages(value) {
   if (value === undefined || value === null) return [];
-  const items = messageList(value, "new ChatHistory: ");
-  checkMessages(items, 0, "new ChatHistory");
-  return items;
+  return messageList(value, "new ChatHistory: ");
 }
 
-/** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object of some
- * format (at index `before` + its own): `ChatHistory` takes none of them. (Whether they
- * fit the format of the history is seen when it is reduced.) */
-export function checkMessages(values, before, by) {
+/**
+ * `ChatHistory` takes `values` after `before` messages only if each is a message object
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and returns the
+ * formats all fit then: it throws `INVALID_MESSAGE` (with the index `before` + its own)
+ * for one that is not a message of any format, and `INVALID_MESSAGES` for one of another
+ * format than those before it, as a reduction of them all would (`detect`), so that a
+ * message pushed by mistake is refused at once instead of failing every later
+ * `prepare()`. Only the new messages are looked at, and only against the formats still
+ * possible: one check each, the same as `detect`'s. `formats` 0: a named `config.format`,
+ * whose reader checks each message when it reads it; only that they are messages of some
+ * format is checked (0 is returned).
+ */
+export function checkMessages(values, before, by, formats) {
+  formats &= ALL_FORMATS;
   for (let k = 0; k < values.length; k++) {
-    const m = values[k];
+    const m = values[k], i = before + k;
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
-      throw bad(before + k, `${by}: expected a message object, got ${describe(m)}`);
+      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
     }
-    if (fitMask(before + k, m, ALL_FORMATS) === 0) {
-      throw bad(before + k, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+    const fits = fitMask(i, m, formats || ALL_FORMATS);
+    if (fits === 0) {
+      const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
+      if (other === 0) {
+        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+      }
+      throw new ReduceError("INVALID_MESSAGES",
+        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
     }
+    if (formats !== 0) formats = fits;
   }
+  return formats;
 }
 
 // ---------------------------------------------------------------------------------------
