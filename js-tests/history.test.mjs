@@ -184,6 +184,47 @@ test("messages of no format are refused by push, and a state toJSON did not writ
   assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
 });
 
+test("recordUsage's outputTokens go to the model's reply, not to a message pushed while it answered", async () => {
+  const counts = (h) => h.toJSON().counts;
+  // The user types while the model answers: the reply is pushed after their message.
+  const h = new ChatHistory({ maxTokens: 100000 }, [{ role: "user", content: "Write a long essay." }]);
+  await h.prepare();
+  h.push({ role: "user", content: "(and make it funny)" });
+  h.recordUsage({ inputTokens: 12, outputTokens: 500 });
+  h.push({ role: "assistant", content: "A short reply." });
+  assert.deepEqual(counts(h), [12, null, 500]);
+  // Reply pushed before recordUsage, after the user's message: found now.
+  await h.prepare();
+  h.push({ role: "user", content: "more" }, { role: "assistant", content: "More." });
+  h.recordUsage({ outputTokens: 40 });
+  assert.deepEqual(counts(h).slice(3), [null, 40]);
+  // A count that waited for a reply never pushed is dropped by the next prepare().
+  await h.prepare();
+  h.recordUsage({ outputTokens: 77 });
+  assert.equal(h.toJSON().pendingOutputTokens, 77);
+  h.push({ role: "user", content: "retry" });
+  await h.prepare();
+  assert.equal(h.toJSON().pendingOutputTokens, null);
+  h.push({ role: "assistant", content: "Retried." });
+  assert.equal(counts(h).at(-1), null);
+  // In other formats: a Gemini model turn, a LangChain AI message, a Responses API item
+  // after its reasoning.
+  const cases = {
+    gemini: [{ role: "user", parts: [{ text: "hi" }] }, { role: "user", parts: [{ text: "also" }] }, { role: "model", parts: [{ text: "yo" }] }],
+    langchain: [{ type: "human", content: "hi" }, { type: "human", content: "also" }, { type: "ai", content: "yo" }],
+    "openai-responses": [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
+      { type: "reasoning", summary: [] }, { type: "function_call", call_id: "c1", name: "f", arguments: "{}" }],
+  };
+  for (const [format, [prompt, typed, reply]] of Object.entries(cases)) {
+    const g = new ChatHistory({ maxTokens: 100000 }, [prompt]);
+    await g.prepare();
+    g.push(typed);
+    g.recordUsage({ outputTokens: 9 });
+    g.push(reply);
+    assert.deepEqual(counts(g), [null, null, 9], format);
+  }
+});
+
 test("tokensSaved is whole tokens, and so are the counts recordUsage spreads over the prompt", async () => {
   // The provider counts 37% more than the estimates: a ratio that spreads into fractions.
   const h = new ChatHistory({ maxTokens: 300 }, chat(4));

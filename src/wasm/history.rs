@@ -31,7 +31,7 @@ struct State {
     stats: Stats,
     /// How many leading messages the last prompt (the last `prepare()`) had.
     prompt_len: Option<usize>,
-    /// `outputTokens` waiting for the reply to be pushed.
+    /// `outputTokens` waiting for the reply to be pushed (until the next `prepare()`).
     pending_output: Option<f64>,
     /// The correction factor learned from `recordUsage` (see `calibration.rs`).
     calibration: Option<f64>,
@@ -179,15 +179,20 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
+        let list = array(&messages);
         // (Nothing is appended unless all are messages of the history's format.)
         s.formats = super::js::check_messages(
-            &array(&messages),
+            &list,
             s.messages.len() as u32,
             "ChatHistory.push",
             s.formats,
         )?;
-        if let (Some(output), Some(first)) = (s.pending_output.take(), messages.first()) {
-            s.counts.set(first, &JsValue::from(output));
+        if let Some(output) = s.pending_output {
+            let reply = super::js::reply_of(&list);
+            if !reply.is_undefined() {
+                s.counts.set(&reply, &JsValue::from(output));
+                s.pending_output = None;
+            }
         }
         s.messages.extend(messages.iter().cloned());
         s.original.extend(messages);
@@ -271,14 +276,17 @@ impl ChatHistory {
                 Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
             }
             s.prompt_len = Some(s.messages.len());
+            // (A reply's count that waited for a reply never pushed is not this prompt's.)
+            s.pending_output = None;
             Ok(array(&s.messages).into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
         promise
     }
 
-    /// The provider's counts for the last prompt (`inputTokens`) and its reply
-    /// (`outputTokens`): later decisions use them instead of estimates.
+    /// The provider's counts for the last prompt (`inputTokens`, spread over its messages)
+    /// and its reply (`outputTokens`: the model's first message after the prompt, now or
+    /// when it is pushed): later decisions use them instead of estimates.
     ///
     /// ```javascript
     /// history.recordUsage({ inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
@@ -329,13 +337,18 @@ impl ChatHistory {
             }
         }
         if let Some(output) = output {
-            // The reply is the first message after the prompt: now, or when it is pushed.
-            match s.prompt_len.and_then(|len| s.messages.get(len).cloned()) {
-                Some(reply) => {
-                    s.counts.set(&reply, &JsValue::from(output));
-                }
-                None => s.pending_output = Some(output),
-            }
+            // The reply is the model's first message after the prompt (not one the user
+            // pushed meanwhile): now, or when it is pushed.
+            let after = s
+                .prompt_len
+                .map_or(&[][..], |len| &s.messages[len.min(s.messages.len())..]);
+            let reply = super::js::reply_of(&array(after));
+            s.pending_output = if reply.is_undefined() {
+                Some(output)
+            } else {
+                s.counts.set(&reply, &JsValue::from(output));
+                None
+            };
         }
         Ok(())
     }

@@ -263,6 +263,9 @@ extern "C" {
     pub fn offloaded_copy(offloaded: &JsValue) -> Object;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
+    /// The first of `values` the model wrote (the start of its reply), or undefined.
+    #[wasm_bindgen(js_name = replyOf)]
+    pub fn reply_of(values: &Array) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit

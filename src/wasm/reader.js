@@ -2458,6 +2458,32 @@ export function reloaded(offloaded, id) {
   return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
 }
 
+/**
+ * The first of `values` that the model wrote, where its reply starts: an assistant message
+ * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
+ * item; not a reasoning item, which the reply's next item carries), or undefined.
+ * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
+ * while the model was answering is not the reply.
+ */
+export function replyOf(values) {
+  for (const m of values) {
+    try {
+      if (byModel(m)) return m;
+    } catch {
+      // (A message whose fields throw is not taken for the reply.)
+    }
+  }
+  return undefined;
+}
+
+function byModel(m) {
+  const role = m.role;
+  if (role === "assistant" || role === "model") return true;
+  if (looksLangChain(m)) return langchainShape(m)[0] === "ai";
+  const type = m.type;
+  return RESPONSES_TYPES.has(type) && (type.endsWith("_call") || type === "mcp_approval_request");
+}
+
 /** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
  * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
  * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
