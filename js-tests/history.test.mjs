@@ -182,6 +182,16 @@ test("messages of no format are refused by push, and a state toJSON did not writ
     assert.equal(copy.toJSON().calibration, null, String(calibration));
   }
   assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
+  // Tokens saved that no history counts (NaN, Infinity, below 0, above
+  // Number.MAX_SAFE_INTEGER, not a number) count as none; every stat stays a whole number
+  // ≥ 0; fractions of a state of before become whole tokens.
+  for (const n of [NaN, Infinity, -5, 1e300, "7", null]) {
+    const stats = ChatHistory.fromJSON({ ...state, stats: { reductions: n, summarizerCalls: n, tokensSaved: n } }, { maxTokens: 1000 }).stats();
+    assert.equal(stats.tokensSaved, 0, String(n));
+    for (const v of [stats.reductions, stats.summarizerCalls]) assert.ok(Number.isInteger(v) && v >= 0, `${n}: ${v}`);
+  }
+  const stats = ChatHistory.fromJSON({ ...state, stats: { reductions: 2, summarizerCalls: 1, tokensSaved: 12.5 } }, { maxTokens: 1000 }).stats();
+  assert.deepEqual([stats.reductions, stats.summarizerCalls, stats.tokensSaved], [2, 1, 13]);
 });
 
 test("recordUsage's outputTokens go to the model's reply, not to a message pushed while it answered", async () => {

@@ -286,6 +286,22 @@ test("tokenizer profiles and calibration from provider counts", async () => {
   assert.equal(estimateTokens(cjk, { calibration: 1.5, tokenCounts: [7] }), 7, "given counts are not scaled");
   assert.throws(() => estimateTokens(cjk, { calibration: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "calibration");
   assert.throws(() => estimateTokens(cjk, { tokenizer: "gpt2" }), (e) => e.field === "tokenizer");
+  // inputTokens is a number, as every number this package takes: not a string that looks like one.
+  for (const bad of ["50", 50n, null, undefined, { valueOf: () => 50 }, [50], 0, -1, NaN, Infinity]) {
+    assert.throws(() => calibrate(cjk, bad), (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "inputTokens", String(bad));
+  }
+});
+
+test("the typings' examples give what they say", () => {
+  // Each `name(args); // value` line of the doc comments in the shipped .d.ts.
+  const dts = readFileSync(join(packageRoot(), "dist", "chat_history_reducer.d.ts"), "utf8");
+  const api = { estimateTokens };
+  const examples = [...dts.matchAll(/^ \* (\w+)\((.*)\); \/\/ (\d+)$/gm)];
+  assert.ok(examples.length > 0);
+  for (const [line, name, args, value] of examples) {
+    assert.ok(name in api, `an example of ${name}: add it to this test`);
+    assert.equal(api[name](...new Function(`return [${args}]`)()), Number(value), line);
+  }
 });
 
 test("a long history edited in place is read again where it changed", () => {

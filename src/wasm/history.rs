@@ -482,8 +482,10 @@ impl ChatHistory {
             s.stats = Stats {
                 reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
                 summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-                // (Whole since stats count whole tokens; a state of before may have fractions.)
-                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0).ceil(),
+                // (Whole since stats count whole tokens; a state of before may have fractions.
+                // What no history counts, NaN, Infinity or below 0, counts as none, as for the
+                // others.)
+                tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
             s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
