@@ -3,7 +3,7 @@
 // function; each call must return or throw ReduceError, and a normal call must still work.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reduce, reduceSync, shouldReduce, estimateTokens, analyze, ReduceError } from "chat-history-reducer";
+import { reduce, reduceSync, shouldReduce, estimateTokens, analyze, ChatHistory, ReduceError } from "chat-history-reducer";
 import { rng } from "./random.mjs";
 
 const CALLS = Number(process.env.FUZZ_CALLS ?? 12000);
@@ -185,6 +185,21 @@ test(`${CALLS} random calls: each returns or throws ReduceError, none traps`, as
 test("arrays and configs that misbehave while being read", () => {
   const trap = new Proxy([{ role: "user", content: "a" }], { get(t, k) { if (k === "0") throw new Error("boom"); return Reflect.get(t, k); } });
   assert.throws(() => reduceSync(trap, { maxTokens: 5 }), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
+  // ChatHistory's starting messages are read as reduceSync reads its input.
+  const throwingLength = new Proxy([], { get(t, k) { if (k === "length") throw new Error("length boom"); return Reflect.get(t, k); } });
+  for (const messages of [trap, throwingLength]) {
+    assert.throws(() => new ChatHistory({ maxTokens: 5 }, messages),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /^new ChatHistory: messages could not be read: .*boom/.test(e.message));
+  }
+  // A revoked proxy throws even when asked whether it is an array.
+  const revoked = Proxy.revocable([], {});
+  revoked.revoke();
+  assert.throws(() => reduceSync(revoked.proxy, { maxTokens: 5 }), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
+  assert.throws(() => new ChatHistory({ maxTokens: 5 }, revoked.proxy), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
+  const source = new Proxy([{ role: "user", content: "a" }], {});
+  const history = new ChatHistory({ maxTokens: 5 }, source);
+  source.push({ role: "assistant", content: "b" });
+  assert.equal(history.messages.length, 1, "a copy of the array it was given");
   const huge = [];
   huge.length = 2 ** 32 - 1;
   assert.throws(() => analyze(huge), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");

@@ -87,6 +87,87 @@ test("reload answers only the ids it offloaded, whatever a model's tool call pas
   }
 });
 
+test("reload and toJSON().offloaded hand out copies: what a caller does with them keeps the originals", async () => {
+  const m = [{ role: "system", content: "s" }];
+  for (let t = 0; t < 4; t++) {
+    m.push({ role: "user", content: `question ${t}` });
+    for (let k = 0; k < 4; k++) {
+      m.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}_${k}`, type: "function", function: { name: "search", arguments: "{}" } }] });
+      m.push({ role: "tool", tool_call_id: `c${t}_${k}`, content: "result data ".repeat(k === 2 ? 400 : 20) });
+    }
+    m.push({ role: "assistant", content: `answer ${t}` });
+  }
+  const config = { strategy: "progressive", maxTokens: 2300, minToolRun: 3 };
+  const h = new ChatHistory(config, m);
+  await h.prepare();
+  const ids = Object.keys(h.toJSON().offloaded);
+  assert.ok(ids.length > 0);
+  const before = JSON.stringify(h.toJSON().offloaded);
+  for (const id of ids) {
+    const originals = h.reload(id);
+    assert.ok(originals.length > 0);
+    assert.notEqual(h.reload(id), originals, "a new array each call");
+    assert.equal(h.reload(id)[0], originals[0], "of the same message objects");
+    originals.splice(0, originals.length);
+    h.toJSON().offloaded[id].length = 0;
+    delete h.toJSON().offloaded[id];
+  }
+  assert.equal(JSON.stringify(h.toJSON().offloaded), before);
+  for (const id of ids) assert.ok(h.reload(id).length > 0, id);
+  // A restored history keeps copies too: the state it was made from may be edited after.
+  const state = JSON.parse(before);
+  const copy = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: state }, config);
+  for (const id of ids) state[id].length = 0;
+  assert.equal(JSON.stringify(copy.toJSON().offloaded), before);
+  // An entry toJSON never writes (not an array) is not taken; an id "__proto__" is an id.
+  const odd = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: JSON.parse('{"a": 5, "b": null, "__proto__": [{"role": "user", "content": "x"}]}') }, config);
+  assert.equal(odd.reload("a"), undefined);
+  assert.equal(odd.reload("b"), undefined);
+  assert.deepEqual(odd.reload("__proto__"), [{ role: "user", content: "x" }]);
+  assert.deepEqual(Object.keys(odd.toJSON().offloaded), ["__proto__"]);
+});
+
+test("a message of another format than the history's is refused by push, and the history keeps working", async () => {
+  const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  const gemini = { role: "model", parts: [{ text: "a Gemini turn by mistake" }] };
+  const anthropic = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] };
+  for (const bad of [[gemini], [{ role: "user", content: "fine" }, gemini]]) {
+    assert.throws(() => h.push(...bad),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /ChatHistory\.push: message \d+ looks like .*a history holds messages of one format/.test(e.message),
+      JSON.stringify(bad));
+    assert.equal(h.messages.length, 3, "nothing was appended");
+    assert.equal(h.original.length, 3);
+  }
+  h.push({ role: "user", content: "next" });
+  assert.equal((await h.prepare()).length, 4);
+  // Messages that fit several formats narrow the history's: a Gemini history takes Gemini
+  // turns; an OpenAI tool result makes it OpenAI's.
+  const g = new ChatHistory({ maxTokens: 1000 });
+  g.push({ role: "user", parts: [{ text: "hi" }] }, gemini);
+  assert.throws(() => g.push({ role: "user", content: "plain" }), (e) => e.code === "INVALID_MESSAGES");
+  assert.equal((await g.prepare()).length, 2);
+  const o = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  o.push({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "42" });
+  assert.throws(() => o.push(anthropic), (e) => e.code === "INVALID_MESSAGES");
+  assert.equal((await o.prepare()).length, 5);
+  // The constructor and fromJSON refuse messages that mix formats, as reduce does.
+  assert.throws(() => new ChatHistory({ maxTokens: 1000 }, [...chat(1), gemini]),
+    (e) => e.code === "INVALID_MESSAGES" && /^new ChatHistory: message 3 looks like gemini/.test(e.message));
+  const state = JSON.parse(JSON.stringify(h));
+  assert.throws(() => ChatHistory.fromJSON({ ...state, messages: [...state.messages, gemini] }, { maxTokens: 1000 }),
+    (e) => e.code === "INVALID_MESSAGES" && /ChatHistory\.fromJSON/.test(e.message));
+  const restored = ChatHistory.fromJSON(state, { maxTokens: 1000 });
+  assert.throws(() => restored.push(gemini), (e) => e.code === "INVALID_MESSAGES");
+  restored.push({ role: "assistant", content: "ok" });
+  assert.equal((await restored.prepare()).length, 5);
+  // A named format is checked by its reader, as before: push takes any message of a known format.
+  const named = new ChatHistory({ maxTokens: 1000, format: "openai" }, chat(1));
+  named.push({ role: "assistant", content: "fine" });
+  assert.throws(() => named.push({ text: "no role" }), (e) => e.code === "INVALID_MESSAGE" && e.index === 4);
+  assert.equal((await named.prepare()).length, 4);
+});
+
 test("messages of no format are refused by push, and a state toJSON did not write by fromJSON", () => {
   const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
   for (const bad of [{}, { role: "wizard", content: "x" }, { text: "no role" }]) {
@@ -101,6 +182,57 @@ test("messages of no format are refused by push, and a state toJSON did not writ
     assert.equal(copy.toJSON().calibration, null, String(calibration));
   }
   assert.equal(ChatHistory.fromJSON({ ...state, calibration: 1.5 }, { maxTokens: 1000 }).toJSON().calibration, 1.5);
+  // Tokens saved that no history counts (NaN, Infinity, below 0, above
+  // Number.MAX_SAFE_INTEGER, not a number) count as none; every stat stays a whole number
+  // ≥ 0; fractions of a state of before become whole tokens.
+  for (const n of [NaN, Infinity, -5, 1e300, "7", null]) {
+    const stats = ChatHistory.fromJSON({ ...state, stats: { reductions: n, summarizerCalls: n, tokensSaved: n } }, { maxTokens: 1000 }).stats();
+    assert.equal(stats.tokensSaved, 0, String(n));
+    for (const v of [stats.reductions, stats.summarizerCalls]) assert.ok(Number.isInteger(v) && v >= 0, `${n}: ${v}`);
+  }
+  const stats = ChatHistory.fromJSON({ ...state, stats: { reductions: 2, summarizerCalls: 1, tokensSaved: 12.5 } }, { maxTokens: 1000 }).stats();
+  assert.deepEqual([stats.reductions, stats.summarizerCalls, stats.tokensSaved], [2, 1, 13]);
+});
+
+test("recordUsage's outputTokens go to the model's reply, not to a message pushed while it answered", async () => {
+  const counts = (h) => h.toJSON().counts;
+  // The user types while the model answers: the reply is pushed after their message.
+  const h = new ChatHistory({ maxTokens: 100000 }, [{ role: "user", content: "Write a long essay." }]);
+  await h.prepare();
+  h.push({ role: "user", content: "(and make it funny)" });
+  h.recordUsage({ inputTokens: 12, outputTokens: 500 });
+  h.push({ role: "assistant", content: "A short reply." });
+  assert.deepEqual(counts(h), [12, null, 500]);
+  // Reply pushed before recordUsage, after the user's message: found now.
+  await h.prepare();
+  h.push({ role: "user", content: "more" }, { role: "assistant", content: "More." });
+  h.recordUsage({ outputTokens: 40 });
+  assert.deepEqual(counts(h).slice(3), [null, 40]);
+  // A count that waited for a reply never pushed is dropped by the next prepare().
+  await h.prepare();
+  h.recordUsage({ outputTokens: 77 });
+  assert.equal(h.toJSON().pendingOutputTokens, 77);
+  h.push({ role: "user", content: "retry" });
+  await h.prepare();
+  assert.equal(h.toJSON().pendingOutputTokens, null);
+  h.push({ role: "assistant", content: "Retried." });
+  assert.equal(counts(h).at(-1), null);
+  // In other formats: a Gemini model turn, a LangChain AI message, a Responses API item
+  // after its reasoning.
+  const cases = {
+    gemini: [{ role: "user", parts: [{ text: "hi" }] }, { role: "user", parts: [{ text: "also" }] }, { role: "model", parts: [{ text: "yo" }] }],
+    langchain: [{ type: "human", content: "hi" }, { type: "human", content: "also" }, { type: "ai", content: "yo" }],
+    "openai-responses": [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
+      { type: "reasoning", summary: [] }, { type: "function_call", call_id: "c1", name: "f", arguments: "{}" }],
+  };
+  for (const [format, [prompt, typed, reply]] of Object.entries(cases)) {
+    const g = new ChatHistory({ maxTokens: 100000 }, [prompt]);
+    await g.prepare();
+    g.push(typed);
+    g.recordUsage({ outputTokens: 9 });
+    g.push(reply);
+    assert.deepEqual(counts(g), [null, null, 9], format);
+  }
 });
 
 test("tokensSaved is whole tokens, and so are the counts recordUsage spreads over the prompt", async () => {

@@ -286,6 +286,22 @@ test("tokenizer profiles and calibration from provider counts", async () => {
   assert.equal(estimateTokens(cjk, { calibration: 1.5, tokenCounts: [7] }), 7, "given counts are not scaled");
   assert.throws(() => estimateTokens(cjk, { calibration: 5 }), (e) => e.code === "INVALID_CONFIG" && e.field === "calibration");
   assert.throws(() => estimateTokens(cjk, { tokenizer: "gpt2" }), (e) => e.field === "tokenizer");
+  // inputTokens is a number, as every number this package takes: not a string that looks like one.
+  for (const bad of ["50", 50n, null, undefined, { valueOf: () => 50 }, [50], 0, -1, NaN, Infinity]) {
+    assert.throws(() => calibrate(cjk, bad), (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "inputTokens", String(bad));
+  }
+});
+
+test("the typings' examples give what they say", () => {
+  // Each `name(args); // value` line of the doc comments in the shipped .d.ts.
+  const dts = readFileSync(join(packageRoot(), "dist", "chat_history_reducer.d.ts"), "utf8");
+  const api = { estimateTokens };
+  const examples = [...dts.matchAll(/^ \* (\w+)\((.*)\); \/\/ (\d+)$/gm)];
+  assert.ok(examples.length > 0);
+  for (const [line, name, args, value] of examples) {
+    assert.ok(name in api, `an example of ${name}: add it to this test`);
+    assert.equal(api[name](...new Function(`return [${args}]`)()), Number(value), line);
+  }
 });
 
 test("a long history edited in place is read again where it changed", () => {
@@ -543,6 +559,50 @@ test("a count above Number.MAX_SAFE_INTEGER is INVALID_CONFIG with its index: no
   assert.deepEqual(copy.toJSON().counts, state.messages.map(() => null));
   assert.equal(copy.toJSON().pendingOutputTokens, null);
   assert.deepEqual(await copy.prepare(), state.messages);
+});
+
+test("count options take whole numbers up to Number.MAX_SAFE_INTEGER, a huge one meaning 'more than there is'", () => {
+  const input = conversation(6);
+  const agent = [{ role: "user", content: "go" }];
+  for (let k = 0; k < 8; k++) {
+    agent.push({ role: "assistant", content: null, tool_calls: [{ id: `t${k}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    agent.push({ role: "tool", tool_call_id: `t${k}`, content: k === 3 ? "data ".repeat(2000) : "ok" });
+  }
+  agent.push({ role: "assistant", content: "done" }, { role: "user", content: "next" });
+  const keys = ["targetMessages", "keepLast", "thresholdMessages", "keepRecentPairs", "previewChars", "minToolRun"];
+  const cases = [
+    [input, { maxTokens: 100 }], [input, { strategy: "priority", maxTokens: 300, startOn: "any" }],
+    [input, { targetMessages: 2, thresholdMessages: 1 }], [agent, { strategy: "progressive", maxTokens: 1500 }],
+  ];
+  const outcome = (messages, config) => {
+    try {
+      const r = reduceSync(messages, config);
+      return JSON.stringify([r.messages, r.kept, r.overBudget, shouldReduce(messages, config)]);
+    } catch (e) {
+      return `${e.code} ${e.field}`;
+    }
+  };
+  for (const n of [2 ** 32, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+    // Every group is kept: over budget rather than anything removed.
+    const kept = reduceSync(input, { maxTokens: 100, keepLast: n });
+    assert.equal(kept.messages.length, input.length, `keepLast ${n}`);
+    assert.equal(kept.overBudget, true);
+    // A message trigger no history reaches.
+    assert.equal(shouldReduce(input, { targetMessages: n }), false);
+    assert.equal(shouldReduce(input, { targetMessages: 1, thresholdMessages: n }), false);
+    // Each means what the largest count held means.
+    for (const key of keys) {
+      for (const [messages, config] of cases) {
+        assert.equal(outcome(messages, { ...config, [key]: n }), outcome(messages, { ...config, [key]: 2 ** 32 - 1 }), `${key} ${n}`);
+      }
+    }
+  }
+  for (const key of keys) {
+    assert.throws(() => reduceSync(input, { maxTokens: 100, [key]: 2.5 }),
+      (e) => e.code === "INVALID_CONFIG" && e.field === key && /whole number/.test(e.message));
+    assert.throws(() => reduceSync(input, { maxTokens: 100, [key]: 2 ** 53 }),
+      (e) => e.code === "INVALID_CONFIG" && e.field === key && /MAX_SAFE_INTEGER/.test(e.message));
+  }
 });
 
 test("signal must be an AbortSignal: anything else is INVALID_CONFIG with field signal", async () => {

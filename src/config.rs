@@ -213,14 +213,19 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// A whole number within a number option's bounds: a count of messages, groups, pairs
+    /// or characters. Held as at most `u32::MAX` (on every target alike), more than any
+    /// history or text has, so a larger one means the same: `keepLast` 2^40 keeps every
+    /// group.
     #[inline(never)]
     fn count(&mut self, key: &'static str) -> Result<Option<usize>, ReduceError> {
         match self.number(key)? {
-            Some(n) if n.fract() != 0.0 || n > u32::MAX as f64 => Err(ReduceError::config(
+            Some(n) if n.fract() != 0.0 => Err(ReduceError::config(
                 key,
                 format!("{key} must be a whole number, got {}", show(n)),
             )),
-            n => Ok(n.map(|n| n as usize)),
+            // (`as` saturates.)
+            n => Ok(n.map(|n| n as u32 as usize)),
         }
     }
 
@@ -731,6 +736,45 @@ mod tests {
         assert_eq!(c.threshold_messages, 5);
         assert!(c.keep_system);
         assert_eq!(c.start_on, StartOn::User);
+    }
+
+    #[test]
+    fn counts_up_to_the_bound_are_taken_and_held_as_u32_max() {
+        const COUNTS: [&str; 6] = [
+            "targetMessages",
+            "thresholdMessages",
+            "keepLast",
+            "keepRecentPairs",
+            "previewChars",
+            "minToolRun",
+        ];
+        for n in [2f64.powi(32), 2f64.powi(40), MAX_COUNT] {
+            let pairs: Vec<(&str, OptionValue)> = COUNTS.iter().map(|k| (*k, Number(n))).collect();
+            let c = Config::from_pairs(&pairs).unwrap();
+            let max = u32::MAX as usize;
+            assert_eq!(c.target_messages, Some(max), "{n}");
+            assert_eq!(
+                [
+                    c.threshold_messages,
+                    c.keep_last,
+                    c.keep_recent_pairs,
+                    c.preview_chars,
+                    c.min_tool_run
+                ],
+                [max; 5],
+                "{n}"
+            );
+        }
+        for key in COUNTS {
+            let e =
+                Config::from_pairs(&[("maxTokens", Number(10.0)), (key, Number(2.5))]).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(key));
+            assert!(e.message.contains("whole number"), "{}", e.message);
+            let e =
+                Config::from_pairs(&[("maxTokens", Number(10.0)), (key, Number(2f64.powi(53)))])
+                    .unwrap_err();
+            assert!(e.message.contains("MAX_SAFE_INTEGER"), "{}", e.message);
+        }
     }
 
     #[test]

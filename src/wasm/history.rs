@@ -13,6 +13,7 @@ use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
 use crate::error::ReduceError;
+use crate::formats::FormatChoice;
 use crate::history::{spread, Stats, MAX_COUNT};
 
 /// The version of `toJSON()`'s shape; `fromJSON` reads this one.
@@ -30,10 +31,13 @@ struct State {
     stats: Stats,
     /// How many leading messages the last prompt (the last `prepare()`) had.
     prompt_len: Option<usize>,
-    /// `outputTokens` waiting for the reply to be pushed.
+    /// `outputTokens` waiting for the reply to be pushed (until the next `prepare()`).
     pending_output: Option<f64>,
     /// The correction factor learned from `recordUsage` (see `calibration.rs`).
     calibration: Option<f64>,
+    /// The formats every message pushed fits (`checkMessages`), so that `push` refuses one
+    /// of another format at once; 0 under a named `config.format`.
+    formats: u32,
     /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
     generation: u32,
     /// The latest `prepare()`: the next one starts when it has settled, on the history it
@@ -70,17 +74,6 @@ fn state_error(message: &str) -> JsValue {
     ReduceError::config("state", format!("ChatHistory.fromJSON: {message}")).into()
 }
 
-/// `values` as messages to append after `before` others: an `INVALID_MESSAGE` error (and
-/// nothing appended) if one is not an object, which would make every later `prepare()` fail.
-fn checked_messages(
-    values: Vec<JsValue>,
-    before: usize,
-    by: &str,
-) -> Result<Vec<JsValue>, JsValue> {
-    super::js::check_messages(&array(&values), before as u32, by)?;
-    Ok(values)
-}
-
 /// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
 /// to [`MAX_COUNT`].
 fn token_count(value: &JsValue) -> Option<f64> {
@@ -95,9 +88,20 @@ fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
 }
 
 impl ChatHistory {
-    fn with_state(config: JsValue, messages: Vec<JsValue>) -> Result<ChatHistory, JsValue> {
-        // Fail at construction on a bad config, not at the first prepare().
-        decode_config(&config, true)?;
+    /// A history of `messages` (for `by`: an error if one is not a message, or they mix
+    /// formats) with `config`.
+    fn with_state(
+        config: JsValue,
+        messages: Vec<JsValue>,
+        by: &str,
+    ) -> Result<ChatHistory, JsValue> {
+        // Fail at construction on a bad config or messages, not at the first prepare().
+        let call = decode_config(&config, true)?;
+        let all = match call.config.format {
+            FormatChoice::Auto => u32::MAX,
+            FormatChoice::Named(_) => 0,
+        };
+        let formats = super::js::check_messages(&array(&messages), 0, by, all)?;
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
@@ -110,6 +114,7 @@ impl ChatHistory {
                 prompt_len: None,
                 pending_output: None,
                 calibration: None,
+                formats,
                 generation: 0,
                 preparing: None,
             })),
@@ -158,11 +163,12 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
         let messages = super::js::starting_messages(&messages)?.iter().collect();
-        ChatHistory::with_state(config, messages)
+        ChatHistory::with_state(config, messages, "new ChatHistory")
     }
 
-    /// Appends messages to the working history and to `original`; throws `INVALID_MESSAGE`
-    /// (appending none) if one is not a message object.
+    /// Appends messages to the working history and to `original`; throws (appending none)
+    /// `INVALID_MESSAGE` if one is not a message object, and `INVALID_MESSAGES` if one is of
+    /// another format than the history's (with `format: "auto"`).
     ///
     /// ```javascript
     /// history.push({ role: "user", content: "Hello" }, { role: "assistant", content: "Hi" });
@@ -173,9 +179,20 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
-        let messages = checked_messages(messages, s.messages.len(), "ChatHistory.push")?;
-        if let (Some(output), Some(first)) = (s.pending_output.take(), messages.first()) {
-            s.counts.set(first, &JsValue::from(output));
+        let list = array(&messages);
+        // (Nothing is appended unless all are messages of the history's format.)
+        s.formats = super::js::check_messages(
+            &list,
+            s.messages.len() as u32,
+            "ChatHistory.push",
+            s.formats,
+        )?;
+        if let Some(output) = s.pending_output {
+            let reply = super::js::reply_of(&list);
+            if !reply.is_undefined() {
+                s.counts.set(&reply, &JsValue::from(output));
+                s.pending_output = None;
+            }
         }
         s.messages.extend(messages.iter().cloned());
         s.original.extend(messages);
@@ -259,14 +276,17 @@ impl ChatHistory {
                 Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
             }
             s.prompt_len = Some(s.messages.len());
+            // (A reply's count that waited for a reply never pushed is not this prompt's.)
+            s.pending_output = None;
             Ok(array(&s.messages).into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
         promise
     }
 
-    /// The provider's counts for the last prompt (`inputTokens`) and its reply
-    /// (`outputTokens`): later decisions use them instead of estimates.
+    /// The provider's counts for the last prompt (`inputTokens`, spread over its messages)
+    /// and its reply (`outputTokens`: the model's first message after the prompt, now or
+    /// when it is pushed): later decisions use them instead of estimates.
     ///
     /// ```javascript
     /// history.recordUsage({ inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
@@ -317,20 +337,25 @@ impl ChatHistory {
             }
         }
         if let Some(output) = output {
-            // The reply is the first message after the prompt: now, or when it is pushed.
-            match s.prompt_len.and_then(|len| s.messages.get(len).cloned()) {
-                Some(reply) => {
-                    s.counts.set(&reply, &JsValue::from(output));
-                }
-                None => s.pending_output = Some(output),
-            }
+            // The reply is the model's first message after the prompt (not one the user
+            // pushed meanwhile): now, or when it is pushed.
+            let after = s
+                .prompt_len
+                .map_or(&[][..], |len| &s.messages[len.min(s.messages.len())..]);
+            let reply = super::js::reply_of(&array(after));
+            s.pending_output = if reply.is_undefined() {
+                Some(output)
+            } else {
+                s.counts.set(&reply, &JsValue::from(output));
+                None
+            };
         }
         Ok(())
     }
 
-    /// The originals of an offloaded message (what the `context_reload` tool returns);
-    /// undefined for an id it does not know, or one that is not a string (a model's tool
-    /// call may leave it out).
+    /// The originals of an offloaded message (what the `context_reload` tool returns), in
+    /// an array of the caller's own; undefined for an id it does not know, or one that is
+    /// not a string (a model's tool call may leave it out).
     ///
     /// ```javascript
     /// // the model called context_reload({ id })
@@ -338,12 +363,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
     pub fn reload(&self, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -> JsValue {
-        let s = self.state.borrow();
-        // (Own ids only: not what the object inherits, such as `toString`.)
-        if !id.is_string() || !Object::has_own(&s.offloaded, &id) {
-            return JsValue::UNDEFINED;
-        }
-        Reflect::get(&s.offloaded, &id).unwrap_or(JsValue::UNDEFINED)
+        super::js::reloaded(&self.state.borrow().offloaded, &id)
     }
 
     /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`: every call of the
@@ -392,7 +412,7 @@ impl ChatHistory {
         set(&out, "original", array(&s.original));
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
-        set(&out, "offloaded", s.offloaded.clone());
+        set(&out, "offloaded", super::js::offloaded_copy(&s.offloaded));
         let stats = Object::new();
         set(&stats, "reductions", s.stats.reductions);
         set(&stats, "summarizerCalls", s.stats.summarizer_calls);
@@ -437,8 +457,7 @@ impl ChatHistory {
             )));
         }
         let messages = list(&get(&state, "messages"), "messages")?;
-        super::js::check_messages(&array(&messages), 0, "ChatHistory.fromJSON")?;
-        let history = ChatHistory::with_state(config, messages)?;
+        let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
             s.original = list(&get(&state, "original"), "original")?;
@@ -457,14 +476,16 @@ impl ChatHistory {
             }
             let offloaded = get(&state, "offloaded");
             if offloaded.is_object() {
-                Object::assign(&s.offloaded, &Object::from(offloaded));
+                s.offloaded = super::js::offloaded_copy(&offloaded);
             }
             let stats = get(&state, "stats");
             s.stats = Stats {
                 reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
                 summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-                // (Whole since stats count whole tokens; a state of before may have fractions.)
-                tokens_saved: get(&stats, "tokensSaved").as_f64().unwrap_or(0.0).ceil(),
+                // (Whole since stats count whole tokens; a state of before may have fractions.
+                // What no history counts, NaN, Infinity or below 0, counts as none, as for the
+                // others.)
+                tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
             };
             s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
             s.pending_output = token_count(&get(&state, "pendingOutputTokens"));

@@ -257,10 +257,27 @@ extern "C" {
         calibration: Option<f64>,
         calls: &Object,
     ) -> JsValue;
+    /// A copy of a history's offloaded originals (each id's array copied; entries that are
+    /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.
+    #[wasm_bindgen(js_name = offloadedCopy)]
+    pub fn offloaded_copy(offloaded: &JsValue) -> Object;
+    /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
+    pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
+    /// The first of `values` the model wrote (the start of its reply), or undefined.
+    #[wasm_bindgen(js_name = replyOf)]
+    pub fn reply_of(values: &Array) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
+    /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
+    /// mask of `reader.js`; 0 under a named format), may take `values`: an error if one is
+    /// not a message, or not of those formats; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
-    pub fn check_messages(values: &Array, before: u32, by: &str) -> Result<(), JsValue>;
+    pub fn check_messages(
+        values: &Array,
+        before: u32,
+        by: &str,
+        formats: u32,
+    ) -> Result<u32, JsValue>;
 
     /// What `callSummarizer` settled with.
     pub type Outcome;

@@ -230,7 +230,7 @@ pub fn should_reduce(
 ///
 /// ```javascript
 /// import { estimateTokens } from "chat-history-reducer";
-/// estimateTokens({ role: "user", content: "Hello there" }); // 5
+/// estimateTokens({ role: "user", content: "Hello there" }); // 6
 /// ```
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(
@@ -261,17 +261,19 @@ pub fn estimate_tokens(
 #[wasm_bindgen]
 pub fn calibrate(
     #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
-    #[wasm_bindgen(js_name = inputTokens)] input_tokens: f64,
+    // (Not an `f64`: the glue would turn a string into a number, where every other number
+    // this package takes must be one.)
+    #[wasm_bindgen(js_name = inputTokens, unchecked_param_type = "number")] input_tokens: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
 ) -> Result<f64, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
-    if !(input_tokens.is_finite() && input_tokens > 0.0) {
+    let Some(input_tokens) = input_tokens.as_f64().filter(|n| n.is_finite() && *n > 0.0) else {
         return Err(crate::ReduceError::config(
             "inputTokens",
             "calibrate: inputTokens must be the provider's positive prompt token count",
         )
         .into());
-    }
+    };
     let previous = call
         .config
         .calibration_given

@@ -2006,23 +2006,25 @@ const MAX_MESSAGES = 10_000_000;
 
 /**
  * The message objects, each read once: whatever getters or proxies the array has, the
- * result is built from these same objects (`checkObjects` checks they are objects).
+ * result is built from these same objects (`checkObjects` checks they are objects). `by`
+ * opens an error's message (who was given the messages).
  */
-function messageList(messages) {
-  if (!Array.isArray(messages)) {
-    throw new ReduceError("INVALID_MESSAGES", `messages must be an array of messages, got ${describe(messages)}`);
-  }
+function messageList(messages, by = "") {
   let items;
   try {
+    // (Inside: `Array.isArray` throws for a revoked proxy.)
+    if (!Array.isArray(messages)) {
+      throw new ReduceError("INVALID_MESSAGES", `${by}messages must be an array of messages, got ${describe(messages)}`);
+    }
     const n = messages.length;
     if (!(n <= MAX_MESSAGES)) {
-      throw new ReduceError("INVALID_MESSAGES", `messages has ${n} entries; at most ${MAX_MESSAGES} are accepted`);
+      throw new ReduceError("INVALID_MESSAGES", `${by}messages has ${n} entries; at most ${MAX_MESSAGES} are accepted`);
     }
     // A native copy (a proxy's traps run here, once).
     items = Array.prototype.slice.call(messages);
   } catch (e) {
     if (e instanceof ReduceError) throw e;
-    throw new ReduceError("INVALID_MESSAGES", `messages could not be read: ${reason(e)}`);
+    throw new ReduceError("INVALID_MESSAGES", `${by}messages could not be read: ${reason(e)}`);
   }
   return items;
 }
@@ -2555,28 +2557,97 @@ export function reportReduction(onEvent, strategy, messages, tokens, result, dur
     });
 }
 
-/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of an array
- * of message objects (`INVALID_MESSAGES`, `INVALID_MESSAGE` otherwise). */
-export function startingMessages(value) {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ReduceError("INVALID_MESSAGES", `new ChatHistory: messages must be an array of messages, got ${describe(value)}`);
-  checkMessages(value, 0, "new ChatHistory");
-  return value.slice();
+/**
+ * `ChatHistory`'s offloaded originals, as `toJSON()` hands them out and `fromJSON` takes
+ * them in: a new object with a copy of each id's array (an entry that is not an array, or
+ * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
+ * changes the history's own.
+ */
+export function offloadedCopy(offloaded) {
+  const copy = {};
+  try {
+    for (const [id, originals] of Object.entries(offloaded)) {
+      // (`defineProperty`: an id "__proto__" is an id like any other.)
+      if (Array.isArray(originals)) Object.defineProperty(copy, id, { value: originals.slice(), enumerable: true, writable: true, configurable: true });
+    }
+  } catch {
+    // (A state whose getters throw: what was read so far.)
+  }
+  return copy;
 }
 
-/** Throws `INVALID_MESSAGE` for the first of `values` that is not a message object of some
- * format (at index `before` + its own): `ChatHistory` takes none of them. (Whether they
- * fit the format of the history is seen when it is reduced.) */
-export function checkMessages(values, before, by) {
-  for (let k = 0; k < values.length; k++) {
-    const m = values[k];
-    if (m === null || typeof m !== "object" || Array.isArray(m)) {
-      throw bad(before + k, `${by}: expected a message object, got ${describe(m)}`);
-    }
-    if (fitMask(before + k, m, ALL_FORMATS) === 0) {
-      throw bad(before + k, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+/** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
+ * id it does not know, or one that is not a string (a model's tool call may leave it out;
+ * own ids only, not what the object inherits, such as `toString`). */
+export function reloaded(offloaded, id) {
+  return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
+}
+
+/**
+ * The first of `values` that the model wrote, where its reply starts: an assistant message
+ * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
+ * item; not a reasoning item, which the reply's next item carries), or undefined.
+ * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
+ * while the model was answering is not the reply.
+ */
+export function replyOf(values) {
+  for (const m of values) {
+    try {
+      if (byModel(m)) return m;
+    } catch {
+      // (A message whose fields throw is not taken for the reply.)
     }
   }
+  return undefined;
+}
+
+function byModel(m) {
+  const role = m.role;
+  if (role === "assistant" || role === "model") return true;
+  if (looksLangChain(m)) return langchainShape(m)[0] === "ai";
+  const type = m.type;
+  return RESPONSES_TYPES.has(type) && (type.endsWith("_call") || type === "mcp_approval_request");
+}
+
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
+ * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
+ * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
+export function startingMessages(value) {
+  if (value === undefined || value === null) return [];
+  return messageList(value, "new ChatHistory: ");
+}
+
+/**
+ * `ChatHistory` takes `values` after `before` messages only if each is a message object
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and returns the
+ * formats all fit then: it throws `INVALID_MESSAGE` (with the index `before` + its own)
+ * for one that is not a message of any format, and `INVALID_MESSAGES` for one of another
+ * format than those before it, as a reduction of them all would (`detect`), so that a
+ * message pushed by mistake is refused at once instead of failing every later
+ * `prepare()`. Only the new messages are looked at, and only against the formats still
+ * possible: one check each, the same as `detect`'s. `formats` 0: a named `config.format`,
+ * whose reader checks each message when it reads it; only that they are messages of some
+ * format is checked (0 is returned).
+ */
+export function checkMessages(values, before, by, formats) {
+  formats &= ALL_FORMATS;
+  for (let k = 0; k < values.length; k++) {
+    const m = values[k], i = before + k;
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    const fits = fitMask(i, m, formats || ALL_FORMATS);
+    if (fits === 0) {
+      const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
+      if (other === 0) {
+        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+      }
+      throw new ReduceError("INVALID_MESSAGES",
+        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
+    }
+    if (formats !== 0) formats = fits;
+  }
+  return formats;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -189,7 +189,8 @@ export interface ReduceConfig {
   thresholdMessages?: number;
   /** Never remove system messages. Default true. */
   keepSystem?: boolean;
-  /** The newest groups that are never removed. Default 1. */
+  /** The newest groups that are never removed. Default 1. (Counts are whole numbers up to
+   * `Number.MAX_SAFE_INTEGER`; `Number.MAX_SAFE_INTEGER` keeps every group.) */
   keepLast?: number;
   /** `"user"` (default): the kept history starts on a real user input. */
   startOn?: "user" | "any";
