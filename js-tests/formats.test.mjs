@@ -819,3 +819,24 @@ test("shouldReduce finds orphans in a history it has seen, and in one that grew,
   assert.equal(shouldReduce(sliced, { ...quiet, tokenCounts: sliced.map(() => 1) }), true, "with counts given too");
   assert.equal(shouldReduce(history, { ...quiet, tokenCounts: history.map(() => 1) }), false);
 });
+
+test("openai-responses: what a call the API ran itself brought back counts (MCP output, file search results, code, images)", () => {
+  const base = [{ type: "message", role: "user", content: "find it" }];
+  const gain = (item, without) => estimateTokens([...base, item]) - estimateTokens([...base, { ...item, ...without }]);
+  const mcp = { type: "mcp_call", id: "mcp_1", server_label: "wiki", name: "ask", arguments: "{\"q\":\"x\"}", output: "long answer ".repeat(200) };
+  assert.ok(gain(mcp, { output: undefined }) > 400, "an MCP call's output");
+  assert.ok(gain({ ...mcp, output: undefined, error: "failed: ".repeat(100) }, { error: undefined }) > 100, "an MCP call's error");
+  const search = { type: "file_search_call", id: "fs_1", queries: ["x"], status: "completed", results: [{ file_id: "f", text: "result text ".repeat(100) }] };
+  assert.ok(gain(search, { results: undefined }) > 200, "file search results");
+  const code = { type: "code_interpreter_call", id: "ci_1", code: "print(1)\n".repeat(50), outputs: [{ type: "logs", logs: "1\n".repeat(50) }] };
+  assert.ok(gain(code, { code: undefined, outputs: undefined }) > 100, "code and its outputs");
+  const image = { type: "image_generation_call", id: "ig_1", status: "completed", result: "iVBORw0KGgo".repeat(1000) };
+  assert.equal(gain(image, { result: undefined }), 1000, "a generated image is an image, not its base64 as text");
+  // Read again when what it brought back is replaced (a history of 32+ items is kept).
+  const h = [];
+  for (let k = 0; k < 40; k++) h.push({ type: "message", role: k % 2 ? "assistant" : "user", content: `turn ${k}` });
+  h.push({ ...mcp });
+  assert.equal(estimateTokens(h), estimateTokens(structuredClone(h)));
+  h.at(-1).output = "short";
+  assert.equal(estimateTokens(h), estimateTokens(structuredClone(h)), "an output replaced");
+});

@@ -1012,6 +1012,15 @@ function readResponses(r, i, m) {
     }
     r.text(m.name);
     r.json(m.arguments ?? m.input ?? m.action);
+    // What a call the API ran itself brought back, in its item: an MCP call's output (or
+    // error), file search's results, the code interpreter's code and outputs.
+    if (id === undefined) {
+      payload(r, m.output ?? m.error);
+      payload(r, m.results);
+      r.text(m.code);
+      payload(r, m.outputs);
+      if (type === "image_generation_call" && m.result) r.image();
+    }
     return;
   }
   if (LANGCHAIN_TYPES.get(type) !== undefined) {
@@ -1356,7 +1365,8 @@ function stampResponses(m, s, k, w) {
   if (type === "mcp_approval_response") return w(s, k, undefined, type, m.approval_request_id, undefined);
   if (typeof type === "string" && type.endsWith("_call_output")) return w(s, k, m.output, type, m.call_id, undefined);
   if (typeof type === "string" && type.endsWith("_call")) {
-    return w(s, k, m.arguments ?? m.input ?? m.action, type, m.call_id, m.name);
+    // (A call the API ran itself has no call_id, and holds what it brought back.)
+    return w(s, k, m.arguments ?? m.input ?? m.action, type, m.call_id !== undefined ? m.call_id : m.output ?? m.error ?? m.results ?? m.outputs, m.name);
   }
   return w(s, k, m, type, undefined, undefined);
 }
