@@ -585,3 +585,35 @@ test("summarize: a summary of the tokens the summarizer was asked for fits summa
     assert.ok(estimateTokens(summary) <= max, `${estimateTokens(summary)} ≤ ${max}`);
   }
 });
+
+test("a user input that starts with the summary tag and goes on after it is that user's input, not a summary", async () => {
+  // A user quoting an earlier summary, then asking something: it was taken for the summary,
+  // replaced in single mode, and the request after the tag was lost (audit).
+  const history = chat(30);
+  const latest = {
+    role: "user",
+    content: "<conversation-summary>\nMy notes: budget approved, launch in May.\n</conversation-summary>\nPlease turn these notes into an email.",
+  };
+  history.push(latest);
+  const sent = [];
+  const r = await reduce(history, {
+    strategy: "summarize", maxTokens: Math.floor(estimateTokens(history) * 0.7),
+    summarizer: async (q) => {
+      sent.push(q);
+      return "earlier chat about plants";
+    },
+  });
+  assert.ok(r.messages.includes(latest), "the latest user input is kept, verbatim");
+  assert.equal(r.messages.at(-1), latest);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].previousSummary, undefined, "no earlier summary to replace");
+  // A message that is the tag's text alone (as the library writes it) is still a summary.
+  const again = await reduce([...r.messages, { role: "assistant", content: "Here is the email." }, { role: "user", content: "Thanks" }], {
+    strategy: "summarize", maxTokens: 60, summarizer: async (q) => {
+      sent.push(q);
+      return "more";
+    },
+  });
+  assert.ok(again.messages.length > 0);
+  assert.equal(sent.at(-1).previousSummary, "earlier chat about plants");
+});

@@ -170,6 +170,7 @@ class Reading {
     this.collectTexts = false;
     this.index = 0;
     this.openTag = `<${options.tag}>`;
+    this.closeTag = `</${options.tag}>`;
     // What it was read with (see `madeWith`).
     this.options = options;
     this.countTokens = undefined;
@@ -441,8 +442,14 @@ class Reading {
     let at = 0, c = text.charCodeAt(0);
     while (c <= 32) c = text.charCodeAt(++at);
     // (The tag opens with "<": most texts are told apart without a call of startsWith.)
-    return c === 60 && text.startsWith(this.openTag, at);
+    if (c !== 60 || !text.startsWith(this.openTag, at)) return false;
+    // Wrapped in the tag, not only opened by it: a user's paste of a summary followed by a
+    // request is that user's input (it was taken for a summary, and replaced).
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
+    return text.endsWith(this.closeTag, end);
   }
+
 
   /** The format read, as the core numbers it (`FORMAT_CODES`). */
   get formatCode() {
