@@ -685,10 +685,16 @@ test("onEvent hears reduceStart and reduceEnd from truncate and priority too", a
       assert.ok(events[1].durationMs >= 0);
     }
   }
-  // No trigger: only reduceEnd, unchanged. What onEvent throws reaches the caller.
-  const events = [];
-  reduceSync(history, { maxTokens: total + 1, onEvent: (e) => events.push(e.type) });
-  assert.deepEqual(events, ["reduceEnd"]);
+  // No trigger: the same pair, unchanged, from every strategy (truncate, priority and
+  // progressive told only reduceEnd, summarize both: audit). What onEvent throws reaches
+  // the caller.
+  for (const strategy of ["truncate", "priority", "progressive", "summarize"]) {
+    const events = [];
+    const r = await reduce(history, { strategy, maxTokens: total + 1, summarizer: async () => "s", onEvent: (e) => events.push(e) });
+    assert.deepEqual(events.map((e) => e.type), ["reduceStart", "reduceEnd"], strategy);
+    assert.equal(events[1].reduced, false, strategy);
+    assert.equal(r.reduced, false, strategy);
+  }
   const own = new Error("mine");
   assert.throws(() => reduceSync(history, { maxTokens: 100, onEvent: () => { throw own; } }), (e) => e === own);
 });

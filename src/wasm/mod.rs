@@ -75,12 +75,12 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
         return progressive::reduce_sync(call, t, reading);
     }
-    // `onEvent`: `reduceStart` when a trigger fires, `reduceEnd` with the result, as the
-    // strategies that summarize report them.
+    // `onEvent`: `reduceStart`, then `reduceEnd` with the result, as the strategies that
+    // summarize report them (a pair, whether a trigger fires or not).
     let on_event = &call.callbacks.on_event;
     let reporting = on_event.is_function();
     let started = js::now();
-    if reporting && crate::should_reduce(t, &call.config) {
+    if reporting {
         let strategy = match call.config.strategy {
             Strategy::Priority => "priority",
             _ => "truncate",

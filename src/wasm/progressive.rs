@@ -79,22 +79,22 @@ fn record(
     Ok(())
 }
 
-/// The result when no trigger fires and there are no orphans (nothing to do), else `None`
-/// after `reduceStart`.
+/// After `reduceStart`: the result when no trigger fires and there are no orphans (nothing
+/// to do), else `None`.
 fn unchanged_or_start(
     call: &Call,
     t: &Transcript,
     reading: &Reading,
     started: f64,
 ) -> Result<Option<JsValue>, JsValue> {
-    if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, &Reduction::unchanged(t), started).map(Some);
-    }
     report(call, "reduceStart", |e| {
         set(e, "strategy", "progressive");
         set(e, "messages", t.len() as u32);
         set(e, "tokens", t.total_tokens());
     })?;
+    if !crate::should_reduce(t, &call.config) {
+        return finish_plain(call, reading, &Reduction::unchanged(t), started).map(Some);
+    }
     Ok(None)
 }
 
