@@ -70,6 +70,10 @@ test("summarize: failures never lose a message", async () => {
     const r = await reduce(input, { ...base, summarizer });
     assert.equal(r.events[0].type, "summarizeFailed", name);
     assert.equal(r.events[1].type, "truncate", name);
+    // A step that changed nothing, with every number a CompressionEvent has (audit: summing
+    // `messages` gave NaN).
+    assert.deepEqual([r.events[0].messages, r.events[0].tokensBefore, r.events[0].tokensAfter], [0, r.tokensBefore, r.tokensBefore], name);
+    assert.equal(r.events.reduce((n, e) => n + e.messages, 0), r.events[1].messages, name);
     assert.ok(r.messages.filter((m) => m.role !== "system").length <= 8, name);
     assert.equal(r.summary, undefined);
     await assert.rejects(reduce(input, { ...base, summarizer, onSummarizerError: "throw" }), (e) =>

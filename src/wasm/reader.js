@@ -2298,6 +2298,18 @@ export function buildResult(reading, output, written, summary, offloaded, kept, 
     events,
   };
   if (summary !== undefined) result.summary = summary;
+  // A failed summary's entry is a step that changed nothing: a `CompressionEvent` has every
+  // number (summing `messages` over the events gave NaN).
+  let tokens = meta.tokensBefore;
+  for (const e of events) {
+    if (typeof e.messages !== "number") {
+      e.messages = 0;
+      e.tokensBefore = tokens;
+      e.tokensAfter = tokens;
+    } else {
+      tokens = e.tokensAfter;
+    }
+  }
   if (reading.pending) completeLater(reading, result, meta.tokensBefore, events);
   return result;
 }

@@ -244,7 +244,8 @@ export interface CompressionEvent {
   /** The step: `"truncate"`, `"priority"`, … `"orphans"`: messages that carried tool results
    * whose call is not in the input (dropped, or output without those results). */
   type: string;
-  /** Input messages the step removed or rewrote. */
+  /** Input messages the step removed or rewrote (0 for a `"summarizeFailed"` entry: a step
+   * that changed nothing, its `tokensBefore` and `tokensAfter` the same). */
   messages: number;
   tokensBefore: number;
   tokensAfter: number;
