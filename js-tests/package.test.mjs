@@ -769,3 +769,17 @@ test("what a call leaves behind never changes a later call on the same messages 
   assert.deepEqual(same(reduceSync(c, other)), wantOther);
   for (const r of [a, b]) assert.equal(r.tokensAfter, estimateTokens(r.messages));
 });
+
+test("analyze shows what priority protects: its newest keepRecentPairs user/assistant pairs", () => {
+  const history = [{ role: "system", content: "rules" }];
+  for (let k = 0; k < 10; k++) history.push({ role: "user", content: `question ${k} `.repeat(5) }, { role: "assistant", content: `answer ${k} `.repeat(5) });
+  const config = { strategy: "priority", maxTokens: 60, keepRecentPairs: 3, keepLast: 0 };
+  const a = analyze(history, config).messages;
+  const r = reduceSync(history, config);
+  assert.equal(r.overBudget, true);
+  // Every message the reduction keeps, analyze says why (audit: the pairs read unprotected).
+  for (const i of r.kept) assert.equal(a[i].protected, true, `message ${i}: ${a[i].protectedBy}`);
+  assert.deepEqual(a.slice(15).map((m) => m.protectedBy), ["keepLast", "keepLast", "keepLast", "keepLast", "latestUserInput", "keepLast"]);
+  // Under another strategy the pairs are nothing special.
+  assert.equal(analyze(history, { ...config, strategy: "truncate" }).messages[15].protected, false);
+});

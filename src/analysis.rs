@@ -35,7 +35,16 @@ pub struct Analysis {
 
 pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
     let s = Structure::of(t);
-    let protection = protect(t, &s, config);
+    let mut protection = protect(t, &s, config);
+    // What `priority` protects besides: its newest user/assistant pairs.
+    if config.strategy == crate::config::Strategy::Priority {
+        crate::strategies::priority::protect_recent_pairs(
+            t,
+            &s,
+            &mut protection,
+            config.keep_recent_pairs,
+        );
+    }
     let fired = budget::triggers(t, config);
     let messages = t
         .messages

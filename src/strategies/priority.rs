@@ -26,7 +26,12 @@ pub fn priority(
 
 /// Protects the newest `pairs` user inputs, each with the assistant's answer in its round
 /// (the round's last assistant group without tool calls).
-fn protect_recent_pairs(t: &Transcript, s: &Structure, p: &mut [Protection], pairs: usize) {
+pub(crate) fn protect_recent_pairs(
+    t: &Transcript,
+    s: &Structure,
+    p: &mut [Protection],
+    pairs: usize,
+) {
     let mut left = pairs;
     let mut answer: Option<usize> = None;
     for g in (0..s.groups.len()).rev() {
