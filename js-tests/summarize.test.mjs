@@ -621,3 +621,89 @@ test("a user input that starts with the summary tag and goes on after it is that
   assert.ok(again.messages.length > 0);
   assert.equal(sent.at(-1).previousSummary, "earlier chat about plants");
 });
+
+test("progressive: a summary over its limit is a failed one (SUMMARY_TOO_LARGE, or skipped and reported), and a compression never grows the history", async () => {
+  // It used to take whatever the summarizer answered: a 2,213-token round summary with
+  // summaryMaxTokens 100, a tool-run digest that grew a reduction from 1,000 tokens to
+  // 4,386 (audit).
+  const huge = "lorem ipsum dolor sit amet ".repeat(400);
+  const input = chat(40);
+  const frozen = JSON.stringify(input);
+  const config = { strategy: "progressive", maxTokens: 600, summaryMaxTokens: 100, summarizer: async () => huge };
+  await assert.rejects(reduce(input, { ...config, onSummarizerError: "throw" }), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE" && /summaryMaxTokens/.test(e.message));
+  assert.equal(JSON.stringify(input), frozen, "the input is untouched");
+  const seen = [];
+  const r = await reduce(input, { ...config, onEvent: (e) => seen.push(e) });
+  assert.equal(r.summary, undefined);
+  const failed = r.events.find((e) => e.type === "summarizeFailed");
+  assert.deepEqual([failed.kind, failed.reason, failed.fallback], ["round", "tooLarge", "none"]);
+  assert.ok(seen.some((e) => e.type === "summarizeFailed" && e.reason === "tooLarge"));
+  assert.ok(r.tokensAfter <= 480 && !r.overBudget, `${r.tokensAfter}`);
+
+  // Tool runs, and rewrites of the current round: a summary longer than what it replaces
+  // is not used either.
+  const W = (n) => "alpha beta gamma delta ".repeat(n);
+  const call = (id) => ({ id, type: "function", function: { name: "read", arguments: "{}" } });
+  const agent = [{ role: "system", content: "sys" }, { role: "user", content: "q1" }];
+  for (let i = 0; i < 4; i++) agent.push({ role: "assistant", content: null, tool_calls: [call("a" + i)] }, { role: "tool", tool_call_id: "a" + i, content: W(20) });
+  agent.push({ role: "assistant", content: "done 1" }, { role: "user", content: "q2" });
+  for (let i = 0; i < 2; i++) agent.push({ role: "assistant", content: null, tool_calls: [call("b" + i)] }, { role: "tool", tool_call_id: "b" + i, content: W(60) });
+  const before = estimateTokens(agent);
+  const agentConfig = { strategy: "progressive", maxTokens: Math.floor(before * 0.9), summaryMaxTokens: 100, summarizer: async () => "verbose ".repeat(3000) };
+  await assert.rejects(reduce(agent, { ...agentConfig, onSummarizerError: "throw" }), (e) => e.code === "SUMMARY_TOO_LARGE");
+  const a = await reduce(agent, agentConfig);
+  assert.ok(a.tokensAfter <= before, `${a.tokensAfter} ≤ ${before}`);
+  const kinds = a.events.filter((e) => e.type === "summarizeFailed" && e.reason === "tooLarge").map((e) => e.kind);
+  assert.deepEqual([...new Set(kinds)].sort(), ["currentRound", "round", "toolRun"]);
+  assert.ok(!a.messages.some((m) => typeof m.content === "string" && m.content.includes("verbose")));
+});
+
+test("progressive: a round summary of the tokens the summarizer was asked for fits summaryMaxTokens, wrapping and all", async () => {
+  const asked = [];
+  const r = await reduce(chat(40), {
+    strategy: "progressive", maxTokens: 600, summaryMaxTokens: 40, onSummarizerError: "throw",
+    summarizer: async (req) => {
+      asked.push(req.targetTokens);
+      return "word ".repeat(Math.floor(req.targetTokens * 0.75)).trim();
+    },
+  });
+  assert.equal(asked.length, 1);
+  assert.ok(asked[0] < 40, `asked for ${asked[0]}: the wrapping takes the rest`);
+  assert.ok(estimateTokens(r.summary) <= 40, `${estimateTokens(r.summary)} ≤ 40`);
+});
+
+test("progressive: in single mode a new round summary replaces the earlier ones, which go as previousSummary", async () => {
+  // Each round summary used to be added beside the earlier ones: in 150 turns 98 piled up,
+  // and the summarizer ran every turn (audit).
+  const run = async (summaryMode) => {
+    const requests = [];
+    const h = new ChatHistory({
+      strategy: "progressive", maxTokens: 1200, summaryMode,
+      summarizer: async (req) => {
+        requests.push(req);
+        return `summary ${requests.length}: ` + "gist ".repeat(Math.floor(req.targetTokens * 0.5));
+      },
+    }, [{ role: "system", content: "You help with gardening." }]);
+    for (let t = 0; t < 120; t++) {
+      h.push({ role: "user", content: `Turn ${t}: ` + "how should I water and prune this plant ".repeat(3) });
+      await h.prepare();
+      h.push({ role: "assistant", content: `Answer ${t}: ` + "water weekly, prune in spring, feed monthly ".repeat(3) });
+    }
+    const summaries = h.messages.filter((m) => m.content.startsWith("<conversation-summary>"));
+    return { requests, summaries, h };
+  };
+  const single = await run(undefined);
+  assert.equal(single.summaries.length, 1);
+  assert.ok(single.requests.length > 2 && single.requests.length < 20, `${single.requests.length} summarizer calls`);
+  const [first, ...later] = single.requests;
+  assert.equal(first.previousSummary, undefined);
+  later.forEach((req, k) => {
+    assert.ok(req.previousSummary.startsWith(`summary ${k + 1}: `), req.previousSummary.slice(0, 20));
+    assert.ok(!req.messages.some((m) => m.content.startsWith("<conversation-summary>")), "the earlier summary is not among the messages");
+  });
+  assert.ok(single.summaries[0].content.includes(`summary ${single.requests.length}: `));
+  assert.equal(single.h.messages[1], single.summaries[0], "where the earlier one stood: after the system prompt");
+  const layered = await run("layered");
+  assert.ok(layered.summaries.length > 1);
+  assert.ok(layered.requests.every((req) => req.previousSummary === undefined));
+});

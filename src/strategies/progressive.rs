@@ -16,7 +16,7 @@
 
 use super::{check_budget, choose_drops, keep, CompressionEvent, Fate, Reduction, Slot};
 use crate::budget::{counts_as_message, triggers, Targets};
-use crate::config::Config;
+use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
 use crate::protect::{keep_last_from, protect, Protection};
 use crate::structure::Structure;
@@ -339,13 +339,15 @@ impl<'a> Progressive<'a> {
                         self.s.round_of[i] < current && self.s.round_of[i] > 0
                             || (self.s.round_of[i] == 0 && current > 0)
                     })
-                    // What earlier stages wrote for these rounds goes into the summary too.
+                    // What earlier stages wrote for these rounds goes into the summary too;
+                    // in single mode, so do earlier summaries: the new one replaces them
+                    // (the boundary sends their texts as `previousSummary`).
                     .filter(|&i| {
                         let m = &self.t.messages[i];
                         let kept_system = m.is_system() && self.config.keep_system;
                         !(self.fate[i] == Fate::Dropped
                             || kept_system
-                            || m.is_summary()
+                            || m.is_summary() && self.config.summary_mode == SummaryMode::Layered
                             || self.in_keep_last(i))
                     })
                     .map(|i| i as u32)
@@ -462,6 +464,24 @@ impl<'a> Progressive<'a> {
                 _ => false,
             },
             Action::Finish => false,
+        }
+    }
+
+    /// The most tokens what `action` writes may have: a round summary `summaryMaxTokens`;
+    /// anything else no more than what it replaces now (a rewrite that saves nothing is not
+    /// used). Over it, the action is skipped (a summary, as a failed one).
+    pub fn limit(&self, action: &Action) -> f64 {
+        match action {
+            Action::SummarizeRounds { .. } => {
+                self.config.summary_max_tokens.unwrap_or(f64::INFINITY)
+            }
+            Action::CompressRun { messages } => {
+                messages.iter().map(|&i| self.tokens_now(i as usize)).sum()
+            }
+            Action::Offload { message } | Action::Rewrite { message, .. } => {
+                self.tokens_now(*message as usize)
+            }
+            Action::Finish => 0.0,
         }
     }
 
@@ -941,6 +961,52 @@ mod tests {
             .position(|s| matches!(s, Slot::New(k) if *k == 1));
         assert_eq!(first, Some(0), "{:?}", r.output);
         assert!(!r.over_budget);
+    }
+
+    #[test]
+    fn single_mode_replaces_the_earlier_summary_and_the_limits_are_what_is_replaced() {
+        // An earlier summary after the system prompt, then chat rounds.
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 10.0));
+        let mut summary = MessageInfo::new(Role::User, 40.0);
+        summary.flags = crate::transcript::flags::SUMMARY;
+        t.push(summary);
+        for _ in 0..10 {
+            let mut user = MessageInfo::new(Role::User, 20.0);
+            user.flags = crate::transcript::flags::REAL_USER;
+            t.push(user);
+            t.push(MessageInfo::new(Role::Assistant, 40.0));
+        }
+        let pairs = |mode: &str| {
+            config(&[
+                ("maxTokens", Number(300.0)),
+                ("summarizer", crate::config::OptionValue::Function),
+                ("summaryMode", crate::config::OptionValue::Text(mode.into())),
+            ])
+        };
+        let rounds = |c: &Config| {
+            let mut p = Progressive::new(&t, c);
+            let a = p.next_action();
+            let Action::SummarizeRounds { messages, .. } = &a else {
+                panic!("{a:?}")
+            };
+            (messages.clone(), p.limit(&a))
+        };
+        let single = pairs("single");
+        let (messages, limit) = rounds(&single);
+        assert_eq!(messages.first(), Some(&1), "{messages:?}");
+        assert_eq!(limit, single.summary_max_tokens.unwrap());
+        let (messages, _) = rounds(&pairs("layered"));
+        assert_eq!(messages.first(), Some(&2), "{messages:?}");
+        // A rewrite, a digest: no more than what they replace.
+        let p = Progressive::new(&t, &single);
+        let digest = Action::CompressRun {
+            messages: vec![2, 3],
+        };
+        assert_eq!(p.limit(&digest), 60.0);
+        assert_eq!(p.limit(&Action::Offload { message: 3 }), 40.0);
+        let (r, _) = run(&t, &single);
+        assert_eq!(r.indices(Fate::Summarized).first(), Some(&1));
     }
 
     #[test]

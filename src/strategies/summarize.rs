@@ -54,7 +54,13 @@ pub fn plan(
             protection[g] = Protection::None;
         }
     }
-    let budget = config.summary_max_tokens.unwrap_or(0.0);
+    // The summaries it replaces leave with the summarised groups: their tokens are no part
+    // of the verbatim tail's budget.
+    let budget = config.summary_max_tokens.unwrap_or(0.0)
+        - replaces
+            .iter()
+            .map(|&i| t.messages[i as usize].tokens)
+            .sum::<f64>();
     let targets = Targets {
         tokens: config.target_tokens.map(|t| (t - budget).max(0.0)),
         messages: config.target_messages,
@@ -240,6 +246,19 @@ mod tests {
         let r = apply(&t, &p, 200.0, &c).unwrap();
         assert!(r.tokens_after <= 800.0, "{}", r.tokens_after);
         assert!(!r.over_budget);
+    }
+
+    #[test]
+    fn a_replaced_summary_leaves_the_tail_its_room() {
+        // Single mode: the earlier summary goes, so the same tail stays as without it.
+        let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();
+        let without = planned(&chat(20, false), &c).unwrap();
+        let mut t = chat(20, true);
+        t.messages[1].tokens = 100.0;
+        let with = planned(&t, &c).unwrap();
+        assert_eq!(with.messages.len(), without.messages.len());
+        let r = apply(&t, &with, 200.0, &c).unwrap();
+        assert!(r.tokens_after <= 800.0, "{}", r.tokens_after);
     }
 
     #[test]

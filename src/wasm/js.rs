@@ -222,7 +222,7 @@ extern "C" {
     #[wasm_bindgen(js_name = makeMessage)]
     pub fn make_message(reading: &Reading, role: &str, text: &str) -> JsValue;
     #[wasm_bindgen(js_name = summaryText)]
-    pub fn summary_text(reading: &Reading, index: u32, tag: &str) -> String;
+    pub fn summary_text(reading: &Reading, indices: &[u32], tag: &str) -> String;
     #[wasm_bindgen(js_name = wrapSummary)]
     pub fn wrap_summary(text: &str, tag: &str) -> String;
     pub fn pick(reading: &Reading, indices: &[u32]) -> Array;
@@ -233,6 +233,8 @@ extern "C" {
         timeout_ms: JsValue,
         signal: &JsValue,
     ) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = failureMessage)]
+    pub fn failure_message(reason: &str, cause: &JsValue, a: f64, b: f64) -> String;
     #[wasm_bindgen(js_name = summarizerError)]
     pub fn summarizer_error(code: &str, message: &str, cause: &JsValue) -> JsValue;
     pub fn now() -> f64;

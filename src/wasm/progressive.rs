@@ -8,11 +8,11 @@ use wasm_bindgen::prelude::*;
 use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
-    compress_run, make_message, now, offload_id, offload_message, pick, rewrite_with_summary,
-    wrap_summary, Reading, Written,
+    compress_run, now, offload_id, offload_message, pick, rewrite_with_summary, Reading, Written,
 };
 use super::summarize::{
-    ask, failure_error, failure_event, finish, finish_plain, report, role_name, Failure,
+    ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
+    summary_target, Failure,
 };
 use crate::config::OnSummarizerError;
 use crate::strategies::progressive::{Action, Progressive};
@@ -56,15 +56,29 @@ fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Opt
     }
 }
 
-/// Records what an action made and tells the machine its tokens.
+/// Records what `action` made and tells the machine its tokens. When it made nothing, or
+/// something over the action's limit ([`Progressive::limit`]), the action is skipped:
+/// `Some(tokens)` in the second case.
 fn record(
     p: &mut Progressive,
-    made: Made,
+    action: &Action,
+    made: Option<Made>,
     call: &Call,
     t: &Transcript,
-    writings: &Writings,
-) -> Result<(), JsValue> {
+    writings: &mut Writings,
+) -> Result<Option<f64>, JsValue> {
+    let Some(made) = made else {
+        p.skip();
+        return Ok(None);
+    };
     let tokens = count_new_message(&made.message, call, t.format)?;
+    if tokens > p.limit(action) {
+        p.skip();
+        return Ok(Some(tokens));
+    }
+    if let Action::SummarizeRounds { .. } = action {
+        writings.summary = made.message.clone();
+    }
     match made.offload {
         Some((id, originals)) => {
             set(&writings.offloaded, &id, originals);
@@ -76,7 +90,7 @@ fn record(
     }
     writings.written.push(&made.message);
     p.done(tokens);
-    Ok(())
+    Ok(None)
 }
 
 /// After `reduceStart`: the result when no trigger fires and there are no orphans (nothing
@@ -105,16 +119,14 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
         return Ok(result);
     }
     let mut p = Progressive::new(t, &call.config);
-    let writings = Writings::none();
+    let mut writings = Writings::none();
     loop {
         let action = p.next_action();
         if action == Action::Finish {
             break;
         }
-        match light(reading, t, call, &action) {
-            Some(made) => record(&mut p, made, call, t, &writings)?,
-            None => p.skip(),
-        }
+        let made = light(reading, t, call, &action);
+        record(&mut p, &action, made, call, t, &mut writings)?;
     }
     let r = p.finish()?;
     let events = core_events(&r);
@@ -141,6 +153,8 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     };
     loop {
         let action = p.next_action();
+        // The kind of the summary `made` holds, if any.
+        let mut asked = None;
         let made = match &action {
             Action::Finish => break,
             Action::Offload { .. } => light(reading, t, call, &action),
@@ -156,12 +170,15 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                         reading,
                         "toolRun",
                         messages,
-                        None,
+                        &[],
                         target.ceil().max(1.0),
                     )
                     .await?
                     {
-                        Ok(answer) => JsValue::from(answer.text),
+                        Ok(answer) => {
+                            asked = Some("toolRun");
+                            JsValue::from(answer.text)
+                        }
                         Err(failure) => {
                             on_failure("toolRun", failure, "digest")?;
                             JsValue::UNDEFINED
@@ -179,37 +196,35 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
             Action::SummarizeRounds {
                 messages,
                 target_tokens,
-            } => match ask(call, reading, "round", messages, None, *target_tokens).await? {
-                Ok(answer) => {
-                    let text = wrap_summary(&answer.text, &config.summary_tag);
-                    let summary = make_message(reading, role_name(config.summary_role), &text);
-                    writings.summary = summary.clone();
-                    let originals = pick(reading, messages);
-                    Some(Made {
-                        message: summary,
-                        offload: Some((offload_id(&originals), originals)),
-                    })
+            } => {
+                // Earlier summaries (single mode) go as `previousSummary`.
+                let (previous, rounds): (Vec<u32>, Vec<u32>) = messages
+                    .iter()
+                    .partition(|&&i| t.messages[i as usize].is_summary());
+                let target = summary_target(call, reading, t, *target_tokens)?;
+                match ask(call, reading, "round", &rounds, &previous, target).await? {
+                    Ok(answer) => {
+                        asked = Some("round");
+                        let summary = summary_message(call, reading, &answer.text);
+                        let originals = pick(reading, messages);
+                        Some(Made {
+                            message: summary,
+                            offload: Some((offload_id(&originals), originals)),
+                        })
+                    }
+                    Err(failure) => {
+                        on_failure("round", failure, "none")?;
+                        None
+                    }
                 }
-                Err(failure) => {
-                    on_failure("round", failure, "none")?;
-                    None
-                }
-            },
+            }
             Action::Rewrite {
                 message,
                 kind,
                 target_tokens,
-            } => match ask(
-                call,
-                reading,
-                kind.name(),
-                &[*message],
-                None,
-                *target_tokens,
-            )
-            .await?
-            {
+            } => match ask(call, reading, kind.name(), &[*message], &[], *target_tokens).await? {
                 Ok(answer) => {
+                    asked = Some(kind.name());
                     let w = rewrite_with_summary(reading, *message, &answer.text);
                     rewritten(reading, w, *message)
                 }
@@ -219,9 +234,14 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 }
             },
         };
-        match made {
-            Some(made) => record(&mut p, made, call, t, &writings)?,
-            None => p.skip(),
+        // A summary over its limit is a failed one.
+        if let (Some(tokens), Some(kind)) = (
+            record(&mut p, &action, made, call, t, &mut writings)?,
+            asked,
+        ) {
+            let failure = Failure::TooLarge(tokens, p.limit(&action));
+            failed(call, kind, &failure)?;
+            on_failure(kind, failure, "none")?;
         }
     }
     let r = p.finish()?;

@@ -2451,9 +2451,13 @@ export function makeMessage(reading, role, text) {
   }
 }
 
-/** The text of a summary message (between its tags), for `previousSummary`. */
-export function summaryText(reading, index, tag) {
-  const m = reading.items[index];
+/** The texts of the summary messages at `indices` (between their tags), for
+ * `previousSummary`. */
+export function summaryText(reading, indices, tag) {
+  return Array.from(indices, (i) => textOfSummary(reading.items[i], tag)).join("\n\n");
+}
+
+function textOfSummary(m, tag) {
   let text = "";
   const c = m.parts !== undefined ? m.parts : m.content !== undefined ? m.content : m.data && m.data.content;
   if (typeof c === "string") text = c;
@@ -2556,6 +2560,20 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
     outcome.usage = v !== null && typeof v === "object" ? v.usage : undefined;
   }
   return outcome;
+}
+
+/**
+ * Why a summary was not used, in words: `reason` as the event's; `cause` what the
+ * summarizer threw (or the error of an invalid answer); `a` the timeout (`"timeout"`) or
+ * the summary's tokens and `b` its limit (`"tooLarge"`).
+ */
+export function failureMessage(reason, cause, a, b) {
+  if (reason === "timeout") return `the summarizer did not answer within timeoutMs (${a} ms)`;
+  if (reason === "tooLarge") {
+    return `the summary has ${a} tokens, over its limit (${b}: summaryMaxTokens, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens`;
+  }
+  const text = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "a value that is not an Error";
+  return reason === "rejected" ? `the summarizer rejected: ${text}` : text;
 }
 
 /** A `ReduceError` for a failed summarizer, with what it threw as `cause`. */
@@ -2765,9 +2783,11 @@ function textOfPart(p) {
  * size is elsewhere (a tool call's arguments, an image) — it is left as it is, not counted
  * as offloaded, and `progressive` moves on. A call's arguments stay as the model wrote
  * them: they are what it sees of its own earlier calls, and a note inside them would be
- * imitated — written into a file, say — by the calls it makes next.
+ * imitated — written into a file, say — by the calls it makes next. With `sized`, a copy
+ * that saves nothing is returned too: the caller weighs it (a summary's rewrite is counted,
+ * and one that does not shrink the message is a summary over its limit).
  */
-function rewriteTexts(format, m, replace) {
+function rewriteTexts(format, m, replace, sized) {
   let before = 0, after = 0;
   const swap = (text) => {
     const written = replace(text);
@@ -2778,7 +2798,7 @@ function rewriteTexts(format, m, replace) {
   const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
     ? rewriteItem(m, swap)
     : rewriteContent(format, m, swap);
-  return copy !== undefined && after < before ? copy : undefined;
+  return copy !== undefined && (sized || after < before) ? copy : undefined;
 }
 
 /**
@@ -2910,7 +2930,7 @@ export function rewriteWithSummary(reading, index, summary) {
     const text = first ? `${note}\n${summary}` : note;
     first = false;
     return text;
-  });
+  }, true);
   return { message, id };
 }
 

@@ -9,11 +9,11 @@ use wasm_bindgen_futures::JsFuture;
 use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
-    call_summarizer, emit, make_message, now, pick, summarizer_error, summary_text, wrap_summary,
-    Outcome, Reading,
+    call_summarizer, emit, failure_message, make_message, now, pick, summarizer_error,
+    summary_text, wrap_summary, Outcome, Reading,
 };
 use crate::config::{OnSummarizerError, SummaryRole};
-use crate::error::{show, ErrorCode, ReduceError};
+use crate::error::{ErrorCode, ReduceError};
 use crate::strategies::{summarize, Reduction};
 use crate::transcript::Transcript;
 use crate::{plan_summary, SummaryStep};
@@ -62,20 +62,13 @@ impl Failure {
         }
     }
 
+    /// What went wrong, in words (written by `failureMessage` in reader.js).
     fn message(&self, timeout: Option<f64>) -> String {
-        match self {
-            Failure::Rejected(e) => format!("the summarizer rejected: {}", describe_error(e)),
-            Failure::Timeout => format!(
-                "the summarizer did not answer within timeoutMs ({} ms)",
-                show(timeout.unwrap_or_default())
-            ),
-            Failure::Invalid(e) => describe_error(e),
-            Failure::TooLarge(tokens, max) => format!(
-                "the summary has {} tokens, over summaryMaxTokens ({}); ask the summarizer for less, or raise summaryMaxTokens",
-                show(*tokens),
-                show(*max)
-            ),
-        }
+        let (a, b) = match self {
+            Failure::TooLarge(tokens, max) => (*tokens, *max),
+            _ => (timeout.unwrap_or_default(), 0.0),
+        };
+        failure_message(self.reason(), &self.cause(), a, b)
     }
 
     fn cause(&self) -> JsValue {
@@ -86,13 +79,6 @@ impl Failure {
     }
 }
 
-fn describe_error(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "a value that is not an Error".to_string())
-}
-
 /// A summary the summarizer wrote.
 pub struct Answer {
     pub text: String,
@@ -100,23 +86,52 @@ pub struct Answer {
     pub duration_ms: f64,
 }
 
+/// The summary message of `text`: wrapped in the tag, in the configured role.
+pub fn summary_message(call: &Call, reading: &Reading, text: &str) -> JsValue {
+    let config = &call.config;
+    make_message(
+        reading,
+        role_name(config.summary_role),
+        &wrap_summary(text, &config.summary_tag),
+    )
+}
+
+/// What the summarizer is asked for when its summary may have `target` tokens: the
+/// message around it (the tag, its role, the overhead) counts too, so what is left, less a
+/// token for the rounding of the whole (a summary of the tokens it was asked for was over
+/// summaryMaxTokens by those of the wrapping).
+pub fn summary_target(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    target: f64,
+) -> Result<f64, JsValue> {
+    let wrapping = count_new_message(&summary_message(call, reading, ""), call, t.format)?;
+    Ok((target - wrapping - 1.0).max(1.0))
+}
+
 /// Asks the summarizer for a summary of the originals at `indices`, reporting
 /// `summarizeStart` / `summarizeEnd` / `summarizeFailed`. `Ok(Err(failure))` is a failure
 /// the caller may fall back from; `Err` is an abort (or an exception from `onEvent`).
+/// The texts of the earlier summaries at `previous` (single mode) go as `previousSummary`.
 pub async fn ask(
     call: &Call,
     reading: &Reading,
     kind: &str,
     indices: &[u32],
-    previous: Option<String>,
+    previous: &[u32],
     target_tokens: f64,
 ) -> Result<Result<Answer, Failure>, JsValue> {
     let config = &call.config;
     let request = Object::new();
     set(&request, "kind", kind);
     set(&request, "messages", pick(reading, indices));
-    if let Some(previous) = previous {
-        set(&request, "previousSummary", previous);
+    if !previous.is_empty() {
+        set(
+            &request,
+            "previousSummary",
+            summary_text(reading, previous, &config.summary_tag),
+        );
     }
     set(&request, "targetTokens", target_tokens);
     report(call, "summarizeStart", |e| {
@@ -216,37 +231,18 @@ pub async fn reduce_with_summarizer(
         SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
-    let previous = (!plan.replaces.is_empty()).then(|| {
-        crate::error::join(
-            plan.replaces
-                .iter()
-                .map(|&i| summary_text(reading, i, &config.summary_tag)),
-            "\n\n",
-        )
-    });
-    // The summarizer writes the text; the message around it (the tag, its role, the
-    // overhead) counts too: it is asked for what is left of the target, less a token for
-    // the rounding of the whole (a summary of the tokens it was asked for was over
-    // summaryMaxTokens by those of the wrapping).
-    let role = role_name(config.summary_role);
-    let wrapping = count_new_message(
-        &make_message(reading, role, &wrap_summary("", &config.summary_tag)),
-        call,
-        t.format,
-    )?;
     let failure = match ask(
         call,
         reading,
         "history",
         &plan.messages,
-        previous,
-        (plan.target_tokens - wrapping - 1.0).max(1.0),
+        &plan.replaces,
+        summary_target(call, reading, t, plan.target_tokens)?,
     )
     .await?
     {
         Ok(answer) => {
-            let text = wrap_summary(&answer.text, &config.summary_tag);
-            let summary = make_message(reading, role, &text);
+            let summary = summary_message(call, reading, &answer.text);
             let tokens = count_new_message(&summary, call, t.format)?;
             match config.summary_max_tokens {
                 Some(max) if tokens > max => {

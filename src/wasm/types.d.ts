@@ -144,7 +144,7 @@ export interface SummarizeRequest {
   kind: "history" | "toolRun" | "round" | "largeMessage" | "currentRound";
   /** The originals to summarise, in order. */
   messages: Message[];
-  /** Single mode: the text of the summary being replaced. */
+  /** Single mode (`"history"` and `"round"`): the text of the summaries being replaced. */
   previousSummary?: string;
   /** Aim for at most this many tokens (for the text: the tag, role and overhead of the
    * summary message are already taken off `summaryMaxTokens`). */
@@ -216,6 +216,8 @@ export interface ReduceConfig {
   /** Tokens per image or file part. Default 1000. */
   imageTokens?: number;
   summarizer?: Summarizer;
+  /** `"single"` (default): a new summary (of `summarize`, or of `progressive`'s stage 4)
+   * replaces the earlier ones, sent as `previousSummary`; `"layered"`: they stay. */
   summaryMode?: "single" | "layered";
   summaryRole?: "user" | "system" | "assistant";
   /** The summary text is wrapped in `<tag>…</tag>`. Default `"conversation-summary"`. */
