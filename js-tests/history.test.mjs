@@ -297,3 +297,34 @@ test("every summarizer call counts in stats().summarizerCalls, whatever its outc
   assert.equal(calls, 1);
   assert.equal(h.stats().summarizerCalls, 1);
 });
+
+test("a message its format's reader refuses is refused by push, new and fromJSON: no later prepare() fails for it", async () => {
+  // A message that fits a format by its shape but that the reduction's reader refuses
+  // (content 42, tool_calls "x", cyclic arguments) was pushed, and every later prepare()
+  // and stats() threw INVALID_MESSAGE, with no way to take it out (audit).
+  const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
+  const cyclic = { a: 1 };
+  cyclic.self = cyclic;
+  const refused = [
+    { role: "user", content: 42 },
+    { role: "user", content: {} },
+    { role: "assistant", content: null, tool_calls: "x" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: cyclic } }] },
+  ];
+  for (const m of refused) {
+    assert.throws(() => h.push(m), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 3 && /ChatHistory\.push: message 3/.test(e.message), JSON.stringify(m.content ?? m.tool_calls?.[0]?.id));
+  }
+  assert.equal(h.messages.length, 3, "nothing appended");
+  h.push({ role: "user", content: "fine" });
+  assert.equal((await h.prepare()).length, 4);
+  for (const m of refused.slice(0, 3)) {
+    assert.throws(() => new ChatHistory({ maxTokens: 1000 }, [...chat(1), m]), (e) => e.code === "INVALID_MESSAGE" && e.index === 3);
+    const state = { ...JSON.parse(JSON.stringify(h)), messages: [...chat(1), m] };
+    assert.throws(() => ChatHistory.fromJSON(state, { maxTokens: 1000 }), (e) => e.code === "INVALID_MESSAGE");
+  }
+  // Under a named format its reader is the check (it takes shapes auto-detection does not).
+  const named = new ChatHistory({ maxTokens: 1000, format: "openai" }, chat(1));
+  assert.throws(() => named.push({ role: "user", content: 42 }), (e) => e.code === "INVALID_MESSAGE" && e.index === 3);
+  named.push({ role: "user", content: [{ type: "text", text: "parts" }] });
+  assert.equal(named.messages.length, 4);
+});

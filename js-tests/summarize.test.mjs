@@ -707,3 +707,14 @@ test("progressive: in single mode a new round summary replaces the earlier ones,
   assert.ok(layered.summaries.length > 1);
   assert.ok(layered.requests.every((req) => req.previousSummary === undefined));
 });
+
+test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
+  // An answer whose `text` getter throws escaped as the getter's own Error (audit).
+  const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });
+  for (const strategy of ["summarize", "progressive"]) {
+    const r = await reduce(chat(30), { strategy, maxTokens: 500, summarizer: unreadable });
+    assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.reason === "invalid" && /answer unreadable/.test(e.message)), strategy);
+    await assert.rejects(reduce(chat(30), { strategy, maxTokens: 500, summarizer: unreadable, onSummarizerError: "throw" }),
+      (e) => e instanceof ReduceError && e.code === "SUMMARIZER_FAILED" && /answer unreadable/.test(e.message), strategy);
+  }
+});

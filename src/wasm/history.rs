@@ -97,9 +97,10 @@ impl ChatHistory {
     ) -> Result<ChatHistory, JsValue> {
         // Fail at construction on a bad config or messages, not at the first prepare().
         let call = decode_config(&config, true)?;
+        // (`checkMessages` reads a named format's code from the low bits under this flag.)
         let all = match call.config.format {
             FormatChoice::Auto => u32::MAX,
-            FormatChoice::Named(_) => 0,
+            FormatChoice::Named(f) => 1 << 30 | f.code(),
         };
         let formats = super::js::check_messages(&array(&messages), 0, by, all)?;
         Ok(ChatHistory {

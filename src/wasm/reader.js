@@ -2552,12 +2552,20 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
   outcome.durationMs = Date.now() - started;
   if (outcome.status === "ok") {
     const v = outcome.value;
-    const text = typeof v === "string" ? v : v !== null && typeof v === "object" ? v.text : undefined;
+    let text, usage;
+    try {
+      text = typeof v === "string" ? v : v !== null && typeof v === "object" ? v.text : undefined;
+      usage = v !== null && typeof v === "object" ? v.usage : undefined;
+    } catch (error) {
+      // (An answer whose `text` or `usage` getter throws is a failed one, as a rejection is:
+      // it escaped the reduction as the getter's own error.)
+      return { status: "invalid", error: new Error(`reading the summarizer's answer threw: ${reason(error)}`, { cause: error }), durationMs: outcome.durationMs };
+    }
     if (typeof text !== "string" || text.trim() === "") {
       return { status: "invalid", error: new Error(`the summarizer returned ${describe(v)}; it must return a non-empty string or { text }`), durationMs: outcome.durationMs };
     }
     outcome.text = text;
-    outcome.usage = v !== null && typeof v === "object" ? v.usage : undefined;
+    outcome.usage = usage;
   }
   return outcome;
 }
@@ -2677,11 +2685,19 @@ export function startingMessages(value) {
  * format is checked (0 is returned).
  */
 export function checkMessages(values, before, by, formats) {
-  formats &= ALL_FORMATS;
+  // A named format (config.format): its code under the NAMED flag; its reader is the check.
+  const named = formats & NAMED ? own(READERS, FORMAT_CODES[formats & 0xff]) : undefined;
+  if (named === undefined) formats &= ALL_FORMATS;
+  let scratch;
   for (let k = 0; k < values.length; k++) {
     const m = values[k], i = before + k;
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
       throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
+    if (named !== undefined) {
+      checkRead(named, scratch, i, m, by);
+      continue;
     }
     const fits = fitMask(i, m, formats || ALL_FORMATS);
     if (fits === 0) {
@@ -2692,9 +2708,45 @@ export function checkMessages(values, before, by, formats) {
       throw new ReduceError("INVALID_MESSAGES",
         `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
     }
-    if (formats !== 0) formats = fits;
+    // Read as each format it fits would read it: a message its reader refuses (content 42,
+    // tool_calls "x") would make every later prepare() fail, with no way to take it out.
+    let read = 0, error;
+    for (let f = 0; f < FORMATS.length; f++) {
+      if (!(fits & (1 << f))) continue;
+      try {
+        checkRead(READERS[FORMATS[f]], scratch, i, m, by);
+        read |= 1 << f;
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (read === 0) throw error;
+    if (formats !== 0) formats = read;
   }
   return formats;
+}
+
+/** The flag of a named format's code in `checkMessages`' `formats` (see history.rs). */
+const NAMED = 1 << 30;
+const SCRATCH_OPTIONS = { format: "auto", tag: "conversation-summary", lengthMode: true, charsPerToken: 4, params: new Float64Array(0) };
+
+/** Reads message m (message i of the history) with `reader` into a scratch reading, as a
+ * reduction would: what it refuses is thrown as the error for message i, `by` saying where. */
+function checkRead(reader, scratch, i, m, by) {
+  // (Alone: its results are not linked to calls of the messages checked before it.)
+  scratch.items = [m];
+  scratch.recentLength = 0;
+  scratch.recentOf = -1;
+  scratch.linkLength = 0;
+  scratch.ids.length = 0;
+  scratch.byId = null;
+  scratch.byIdAt = 0;
+  try {
+    readOne(reader, scratch, 0, m, false);
+  } catch (e) {
+    if (!(e instanceof ReduceError)) throw e;
+    throw new ReduceError(e.code, `${by}: message ${i}${e.message.replace(/^message 0/, "")}`, i, e.field);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
