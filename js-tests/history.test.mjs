@@ -328,3 +328,11 @@ test("a message its format's reader refuses is refused by push, new and fromJSON
   named.push({ role: "user", content: [{ type: "text", text: "parts" }] });
   assert.equal(named.messages.length, 4);
 });
+
+test("new ChatHistory checks its messages before it holds them: an array of holes is an error, not a trap", () => {
+  // A sparse array of nine million holes was taken as nine million references first, which
+  // ran the module out of its reference table: RuntimeError: unreachable, for good (audit).
+  assert.throws(() => new ChatHistory({ maxTokens: 1000 }, new Array(9_000_000)),
+    (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 0);
+  assert.equal(new ChatHistory({ maxTokens: 1000 }, chat(1)).messages.length, 3, "the module still works");
+});

@@ -80,21 +80,17 @@ fn token_count(value: &JsValue) -> Option<f64> {
     value.as_f64().filter(|n| (0.0..=MAX_COUNT).contains(n))
 }
 
-fn list(value: &JsValue, name: &str) -> Result<Vec<JsValue>, JsValue> {
+fn list(value: &JsValue, name: &str) -> Result<Array, JsValue> {
     if !Array::is_array(value) {
         return Err(state_error(&format!("state.{name} must be an array")));
     }
-    Ok(Array::from(value).iter().collect())
+    Ok(Array::from(value))
 }
 
 impl ChatHistory {
     /// A history of `messages` (for `by`: an error if one is not a message, or they mix
     /// formats) with `config`.
-    fn with_state(
-        config: JsValue,
-        messages: Vec<JsValue>,
-        by: &str,
-    ) -> Result<ChatHistory, JsValue> {
+    fn with_state(config: JsValue, list: Array, by: &str) -> Result<ChatHistory, JsValue> {
         // Fail at construction on a bad config or messages, not at the first prepare().
         let call = decode_config(&config, true)?;
         // (`checkMessages` reads a named format's code from the low bits under this flag.)
@@ -102,7 +98,10 @@ impl ChatHistory {
             FormatChoice::Auto => u32::MAX,
             FormatChoice::Named(f) => 1 << 30 | f.code(),
         };
-        let formats = super::js::check_messages(&array(&messages), 0, by, all)?;
+        // (Checked before they are held: an array of holes or of non-messages is an error,
+        // not millions of references taken.)
+        let formats = super::js::check_messages(&list, 0, by, all)?;
+        let messages: Vec<JsValue> = list.iter().collect();
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
@@ -163,7 +162,7 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        let messages = super::js::starting_messages(&messages)?.iter().collect();
+        let messages = super::js::starting_messages(&messages)?;
         ChatHistory::with_state(config, messages, "new ChatHistory")
     }
 
@@ -461,7 +460,7 @@ impl ChatHistory {
         let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = list(&get(&state, "original"), "original")?;
+            s.original = list(&get(&state, "original"), "original")?.iter().collect();
             let counts = get(&state, "counts");
             if Array::is_array(&counts) {
                 for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
@@ -473,7 +472,7 @@ impl ChatHistory {
                 }
             }
             if let Ok(events) = list(&get(&state, "events"), "events") {
-                s.events = events;
+                s.events = events.iter().collect();
             }
             let offloaded = get(&state, "offloaded");
             if offloaded.is_object() {

@@ -271,8 +271,9 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
-    /// mask of `reader.js`; 0 under a named format), may take `values`: an error if one is
-    /// not a message, or not of those formats; else the formats all its messages fit then.
+    /// mask of `reader.js`; under a named format its code with the flag 1 << 30), may take
+    /// `values`: an error if one is not a message, not of those formats, or refused by their
+    /// reader; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
     pub fn check_messages(
         values: &Array,
