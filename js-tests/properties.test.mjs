@@ -285,7 +285,9 @@ function outcome(messages, config) {
     return {
       kept: r.kept, dropped: r.dropped, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter,
       reduced: r.reduced, overBudget: r.overBudget, estimate: estimateTokens(messages, config),
-      same: r.messages.every((m, k) => m === messages[r.kept[k]]),
+      // (The output also holds copies where it rewrote a message, such as one cleaned of an
+      // orphan result: only the kept ones are the input objects.)
+      same: r.kept.every((i) => r.messages.includes(messages[i])),
     };
   } catch (e) {
     return { error: e.code ?? String(e) };
