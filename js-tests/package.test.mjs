@@ -57,7 +57,9 @@ test("the package resolves to the Node entry and ships its typings", () => {
   const own = readFileSync(new URL("./dist/reader.d.ts", `file://${pkgJson}`), "utf8");
   assert.match(own, /export class ReduceError extends Error/);
   assert.match(readFileSync(new URL("./index.d.ts", `file://${pkgJson}`), "utf8"), /export \{ ReduceError, reloadTool \} from "\.\/dist\/reader\.js"/);
-  assert.match(dts, /export function reduceSync\(messages: Message\[\], config\?: ReduceConfig\): ReduceResult;/);
+  assert.match(dts, /export function reduceSync<M extends object = Message>\(messages: readonly M\[\], config\?: ReduceConfig<M>\): ReduceResult<M>;/);
+  assert.match(dts, /export class ChatHistory<M extends object = Message> \{/);
+  assert.deepEqual(manifest.typesVersions, { "*": { web: ["./index.d.ts"] } });
   assert.ok(existsSync(new URL("./dist/chat_history_reducer_bg.wasm", `file://${pkgJson}`)));
 });
 

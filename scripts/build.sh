@@ -16,7 +16,9 @@
 # JavaScript that every call runs (the glue, most of reader.js) when the module is imported
 # rather than on the first call (see its header), and scripts/short-imports.mjs gives the
 # .wasm's imports short names in the .wasm and the glue (wasm-bindgen's carry 16 hex digits
-# each: −2.4 KB gzipped).
+# each: −2.4 KB gzipped). scripts/generics.mjs declares the message type parameter
+# `<M extends object = Message>` that the wasm-bindgen attributes of src/wasm/*.rs use (the
+# caller's own message type in, the same type out; see its header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -37,6 +39,7 @@ cp -R pkg-template/. "$out/"
 node scripts/guard.mjs "$out"
 node scripts/eager.mjs "$out"
 node scripts/short-imports.mjs "$out"
+node scripts/generics.mjs "$out"
 cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"
 raw=$(wc -c <"$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

@@ -29,6 +29,17 @@ const config: ReduceConfig = {
 // @ts-expect-error: an unknown option is a typo, not a setting
 reduceSync(messages, { maxTokens: 100, keepLastt: 2 });
 
+// @ts-expect-error: messages are objects
+reduceSync([1, 2, 3], { maxTokens: 100 });
+
+interface Mine { role: "user" | "assistant"; text: string }
+declare const mine: Mine[];
+// @ts-expect-error: a callback gets the caller's own messages: one for another type does not fit
+reduceSync(mine, { maxTokens: 100, countTokens: (m: { content: string }) => m.content.length });
+
+// @ts-expect-error: the result is of the input's type, not another
+const wrong: Array<{ content: string }> = reduceSync(mine).messages;
+
 // @ts-expect-error: ChatHistory needs a config
 new ChatHistory();
 
@@ -43,4 +54,4 @@ try {
   if (e instanceof ReduceError && e.code === "NOT_A_CODE") console.log(e);
 }
 
-console.log(kept, config, now);
+console.log(kept, config, now, wrong);

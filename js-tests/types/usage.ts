@@ -35,12 +35,17 @@ import type {
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(): T | void {}
 
-// §1: the functions' signatures
-expectType<Equals<typeof reduce, (messages: Message[], config?: ReduceConfig) => Promise<ReduceResult>>>();
-expectType<Equals<typeof reduceSync, (messages: Message[], config?: ReduceConfig) => ReduceResult>>();
-expectType<Equals<typeof shouldReduce, (messages: Message[], config?: ReduceConfig) => boolean>>();
-expectType<Equals<typeof estimateTokens, (messages: Message | Message[], config?: ReduceConfig) => number>>();
-expectType<Equals<typeof analyze, (messages: Message[], config?: ReduceConfig) => Analysis>>();
+// §1: the functions' signatures, generic over the caller's message type M (`Message`, the
+// union of the formats, when none is given; real.ts has LangChain's, the AI SDK's and an
+// interface)
+expectType<Equals<typeof reduce, <M extends object = Message>(messages: readonly M[], config?: ReduceConfig<M>) => Promise<ReduceResult<M>>>>();
+expectType<Equals<typeof reduceSync, <M extends object = Message>(messages: readonly M[], config?: ReduceConfig<M>) => ReduceResult<M>>>();
+expectType<Equals<typeof shouldReduce, <M extends object = Message>(messages: readonly M[], config?: ReduceConfig<M>) => boolean>>();
+expectType<Equals<typeof estimateTokens, <M extends object = Message>(messages: M | readonly M[], config?: ReduceConfig<M>) => number>>();
+expectType<Equals<typeof analyze, <M extends object = Message>(messages: readonly M[], config?: ReduceConfig<M>) => Analysis>>();
+expectType<Equals<ReturnType<typeof reduceSync<OpenAIMessage>>, ReduceResult<OpenAIMessage>>>();
+expectType<Equals<NonNullable<ReduceConfig<GeminiContent>["countTokens"]>, (message: GeminiContent, index: number) => number>>();
+expectType<Equals<SummarizeRequest<AnthropicMessage>["messages"], AnthropicMessage[]>>();
 
 // §10: the error codes
 expectType<Equals<ErrorCode,
@@ -89,7 +94,8 @@ expectType<Equals<Pick<MessageAnalysis, "index" | "tokens" | "group" | "round">,
 expectType<Equals<MessageAnalysis["protected"], boolean>>();
 
 // §7: ChatHistory
-expectType<Equals<ConstructorParameters<typeof ChatHistory>, [config: ReduceConfig, messages?: Message[]]>>();
+expectType<Equals<ConstructorParameters<typeof ChatHistory<Message>>, [config: ReduceConfig, messages?: readonly Message[]]>>();
+expectType<Equals<ChatHistory<VercelMessage>["messages"], VercelMessage[]>>();
 expectType<Equals<ChatHistory["messages"], Message[]>>();
 expectType<Equals<ChatHistory["original"], Message[]>>();
 expectType<Equals<ChatHistory["prepare"], () => Promise<Message[]>>>();
@@ -97,7 +103,7 @@ expectType<Equals<ChatHistory["push"], (...messages: Message[]) => void>>();
 expectType<Equals<ChatHistory["reload"], (id: string) => Message[] | undefined>>();
 expectType<Equals<ChatHistory["events"], CompressionEvent[]>>();
 expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }>>();
-expectType<Equals<typeof ChatHistory.fromJSON, (state: ChatHistoryState, config: ReduceConfig) => ChatHistory>>();
+expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(state: ChatHistoryState<M>, config: ReduceConfig<M>) => ChatHistory<M>>>();
 
 // §1: the context_reload tool definition
 expectType<Equals<typeof reloadTool.name, "context_reload">>();

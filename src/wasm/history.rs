@@ -159,8 +159,8 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "Message[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "readonly M[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
         let messages = super::js::starting_messages(&messages)?;
         ChatHistory::with_state(config, messages, "new ChatHistory")
@@ -176,7 +176,7 @@ impl ChatHistory {
     #[wasm_bindgen(variadic)]
     pub fn push(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: Vec<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "M[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
         let list = array(&messages);
@@ -204,7 +204,7 @@ impl ChatHistory {
     /// ```javascript
     /// render(history.messages); // summaries and previews included, as the model sees them
     /// ```
-    #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
+    #[wasm_bindgen(getter, unchecked_return_type = "M[]")]
     pub fn messages(&self) -> Array {
         array(&self.state.borrow().messages)
     }
@@ -214,7 +214,7 @@ impl ChatHistory {
     /// ```javascript
     /// exportTranscript(history.original); // nothing a reduction removed is missing here
     /// ```
-    #[wasm_bindgen(getter, unchecked_return_type = "Message[]")]
+    #[wasm_bindgen(getter, unchecked_return_type = "M[]")]
     pub fn original(&self) -> Array {
         array(&self.state.borrow().original)
     }
@@ -236,7 +236,7 @@ impl ChatHistory {
     /// ```javascript
     /// const messages = await history.prepare();
     /// ```
-    #[wasm_bindgen(unchecked_return_type = "Promise<Message[]>")]
+    #[wasm_bindgen(unchecked_return_type = "Promise<M[]>")]
     pub fn prepare(&self) -> js_sys::Promise {
         let state = self.state.clone();
         let before = self.state.borrow_mut().preparing.take();
@@ -361,7 +361,7 @@ impl ChatHistory {
     /// // the model called context_reload({ id })
     /// const originals = history.reload(id) ?? [];
     /// ```
-    #[wasm_bindgen(unchecked_return_type = "Message[] | undefined")]
+    #[wasm_bindgen(unchecked_return_type = "M[] | undefined")]
     pub fn reload(&self, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -> JsValue {
         super::js::reloaded(&self.state.borrow().offloaded, &id)
     }
@@ -402,7 +402,7 @@ impl ChatHistory {
     /// ```javascript
     /// await env.KV.put(chatId, JSON.stringify(history.toJSON()));
     /// ```
-    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState")]
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState<M>")]
     pub fn to_json(&self) -> JsValue {
         let s = self.state.borrow();
         let out = Object::new();
@@ -443,10 +443,10 @@ impl ChatHistory {
     /// ```javascript
     /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config);
     /// ```
-    #[wasm_bindgen(js_name = fromJSON)]
+    #[wasm_bindgen(js_name = fromJSON, unchecked_return_type = "ChatHistory<M>")]
     pub fn from_json(
-        #[wasm_bindgen(unchecked_param_type = "ChatHistoryState")] state: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ReduceConfig")] config: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ChatHistoryState<M>")] state: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
     ) -> Result<ChatHistory, JsValue> {
         if !state.is_object() {
             return Err(state_error("state must be the object toJSON() returned"));

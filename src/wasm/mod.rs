@@ -60,10 +60,10 @@ fn start() {
 /// import { reduceSync } from "chat-history-reducer";
 /// const { messages: trimmed, tokensAfter } = reduceSync(history, { maxTokens: 8000 });
 /// ```
-#[wasm_bindgen(js_name = reduceSync, unchecked_return_type = "ReduceResult")]
+#[wasm_bindgen(js_name = reduceSync, unchecked_return_type = "ReduceResult<M>")]
 pub fn reduce_sync(
-    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "readonly M[]")] messages: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
@@ -147,10 +147,10 @@ fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue,
 /// const result = await reduce(history, { maxTokens: 8000, strategy: "truncate" });
 /// send(result.messages);
 /// ```
-#[wasm_bindgen(unchecked_return_type = "Promise<ReduceResult>")]
+#[wasm_bindgen(unchecked_return_type = "Promise<ReduceResult<M>>")]
 pub fn reduce(
-    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "readonly M[]")] messages: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> js_sys::Promise {
     match Started::read(&messages, &config.unwrap_or(JsValue::UNDEFINED)) {
         Ok(started) => wasm_bindgen_futures::future_to_promise(started.finish()),
@@ -209,8 +209,8 @@ async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsV
 /// ```
 #[wasm_bindgen(js_name = shouldReduce)]
 pub fn should_reduce(
-    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "readonly M[]")] messages: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (t, reading) = decode_for_reduction(messages, &call)?;
@@ -234,8 +234,8 @@ pub fn should_reduce(
 /// ```
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(
-    #[wasm_bindgen(unchecked_param_type = "Message | Message[]")] messages: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "M | readonly M[]")] messages: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> Result<f64, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let (transcript, _) = if Array::is_array(messages) {
@@ -260,11 +260,11 @@ pub fn estimate_tokens(
 /// ```
 #[wasm_bindgen]
 pub fn calibrate(
-    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
+    #[wasm_bindgen(unchecked_param_type = "readonly M[]")] messages: &JsValue,
     // (Not an `f64`: the glue would turn a string into a number, where every other number
     // this package takes must be one.)
     #[wasm_bindgen(js_name = inputTokens, unchecked_param_type = "number")] input_tokens: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> Result<f64, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let Some(input_tokens) = input_tokens.as_f64().filter(|n| n.is_finite() && *n > 0.0) else {
@@ -298,8 +298,8 @@ pub fn calibrate(
 /// ```
 #[wasm_bindgen(unchecked_return_type = "Analysis")]
 pub fn analyze(
-    #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: &JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig")] config: Option<JsValue>,
+    #[wasm_bindgen(unchecked_param_type = "readonly M[]")] messages: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let (transcript, _) = decode_messages(messages, &call)?;

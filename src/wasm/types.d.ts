@@ -112,7 +112,12 @@ export type LangChainMessage =
     }
   | { type: string; data: { content: unknown; [key: string]: unknown } };
 
-/** Any message of a supported format. */
+/**
+ * Any message of a supported format: the default of the message type `M` of the functions,
+ * `ChatHistory` and the results. They take any array of objects (`M extends object`: your
+ * own interfaces, LangChain's `BaseMessage`, the AI SDK's `ModelMessage` and `UIMessage`)
+ * and give back the same type: `reduceSync(messages).messages` is an `M[]`.
+ */
 export type Message =
   | OpenAIMessage
   | OpenAIResponsesItem
@@ -139,11 +144,11 @@ export interface Usage {
   [key: string]: unknown;
 }
 
-/** What the summarizer is asked to summarise (SPEC §6). */
-export interface SummarizeRequest {
+/** What the summarizer is asked to summarise (SPEC §6). `M`: the caller's message type. */
+export interface SummarizeRequest<M = Message> {
   kind: "history" | "toolRun" | "round" | "largeMessage" | "currentRound";
   /** The originals to summarise, in order. */
-  messages: Message[];
+  messages: M[];
   /** Single mode (`"history"` and `"round"`): the text of the summaries being replaced. */
   previousSummary?: string;
   /** Aim for at most this many tokens (for the text: the tag, role and overhead of the
@@ -152,7 +157,7 @@ export interface SummarizeRequest {
   signal?: AbortSignal;
 }
 
-export type Summarizer = (request: SummarizeRequest) => Promise<string | { text: string; usage?: Usage }> | string | { text: string; usage?: Usage };
+export type Summarizer<M = Message> = (request: SummarizeRequest<M>) => Promise<string | { text: string; usage?: Usage }> | string | { text: string; usage?: Usage };
 
 /** Tokens per code point by character class, for `estimator: "classes"`. */
 export interface EstimatorWeights {
@@ -174,7 +179,12 @@ export interface EstimatorWeights {
   otherLetter?: number;
 }
 
-export interface ReduceConfig {
+/**
+ * The options (SPEC §4). `M` is the type of the messages the callbacks get: the functions
+ * infer it from the messages they are given, so write `ReduceConfig<BaseMessage>` (or your
+ * own message type) for a config declared on its own with callbacks that take the messages.
+ */
+export interface ReduceConfig<M = Message> {
   /** How to reduce. Default `"truncate"`. */
   strategy?: "truncate" | "priority" | "summarize" | "progressive";
   /** Default `"auto"`: detected from the messages' shape. */
@@ -201,7 +211,7 @@ export interface ReduceConfig {
   tokenCounts?: ArrayLike<number | null | undefined>;
   /** A synchronous exact counter, e.g. from gpt-tokenizer: a number from 0 to
    * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG`. */
-  countTokens?: (message: Message, index: number) => number;
+  countTokens?: (message: M, index: number) => number;
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
   estimatorWeights?: EstimatorWeights;
@@ -215,7 +225,7 @@ export interface ReduceConfig {
   messageOverhead?: number;
   /** Tokens per image or file part. Default 1000. */
   imageTokens?: number;
-  summarizer?: Summarizer;
+  summarizer?: Summarizer<M>;
   /** `"single"` (default): a new summary (of `summarize`, or of `progressive`'s stage 4)
    * replaces the earlier ones, sent as `previousSummary`; `"layered"`: they stay. */
   summaryMode?: "single" | "layered";
@@ -320,15 +330,15 @@ export interface Analysis {
 }
 
 /** What `ChatHistory.toJSON()` returns: plain JSON, versioned. */
-export interface ChatHistoryState {
+export interface ChatHistoryState<M = Message> {
   kind: "chat-history-reducer/ChatHistory";
   version: 1;
-  messages: Message[];
-  original: Message[];
+  messages: M[];
+  original: M[];
   /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
   counts: Array<number | null>;
   events: CompressionEvent[];
-  offloaded: Record<string, Message[]>;
+  offloaded: Record<string, M[]>;
   stats: { reductions: number; summarizerCalls: number; tokensSaved: number };
   promptLength: number | null;
   pendingOutputTokens: number | null;
