@@ -23,7 +23,10 @@ const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
 struct State {
     config: JsValue,
     messages: Vec<JsValue>,
-    original: Vec<JsValue>,
+    /// (A JavaScript array, one reference however long: a message held in Rust takes a slot
+    /// of the module's reference table, and histories that held millions of them in all ran
+    /// it out — a trap, for good.)
+    original: Array,
     /// Exact token counts by message object (from `recordUsage`).
     counts: Map,
     events: Vec<JsValue>,
@@ -105,7 +108,7 @@ impl ChatHistory {
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
-                original: messages.clone(),
+                original: Array::from(&list),
                 messages,
                 counts: Map::new(),
                 events: Vec::new(),
@@ -195,7 +198,9 @@ impl ChatHistory {
             }
         }
         s.messages.extend(messages.iter().cloned());
-        s.original.extend(messages);
+        for m in &messages {
+            s.original.push(m);
+        }
         Ok(())
     }
 
@@ -216,7 +221,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "M[]")]
     pub fn original(&self) -> Array {
-        array(&self.state.borrow().original)
+        Array::from(&self.state.borrow().original)
     }
 
     /// Every event of every reduction so far.
@@ -379,10 +384,10 @@ impl ChatHistory {
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let call = decode_config(&s.config, true)?;
-        let tokens = |list: &[JsValue]| -> Result<f64, JsValue> {
-            Ok(decode_messages(&array(list), &call)?.0.total_tokens())
+        let tokens = |list: &Array| -> Result<f64, JsValue> {
+            Ok(decode_messages(list, &call)?.0.total_tokens())
         };
-        let working = tokens(&s.messages)?;
+        let working = tokens(&array(&s.messages))?;
         let ratio = if working > 0.0 {
             tokens(&s.original)? / working
         } else {
@@ -409,7 +414,7 @@ impl ChatHistory {
         set(&out, "kind", STATE_KIND);
         set(&out, "version", STATE_VERSION);
         set(&out, "messages", array(&s.messages));
-        set(&out, "original", array(&s.original));
+        set(&out, "original", Array::from(&s.original));
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
         set(&out, "offloaded", super::js::offloaded_copy(&s.offloaded));
@@ -460,7 +465,7 @@ impl ChatHistory {
         let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = list(&get(&state, "original"), "original")?.iter().collect();
+            s.original = list(&get(&state, "original"), "original")?;
             let counts = get(&state, "counts");
             if Array::is_array(&counts) {
                 for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
