@@ -336,3 +336,20 @@ test("new ChatHistory checks its messages before it holds them: an array of hole
     (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 0);
   assert.equal(new ChatHistory({ maxTokens: 1000 }, chat(1)).messages.length, 3, "the module still works");
 });
+
+test("histories holding millions of messages in all do not run the module out of references", async () => {
+  // A server with a ChatHistory per conversation: each message held in Rust took two slots
+  // of the module's reference table, and about 4.2 million messages across live histories
+  // made the next push trap (RuntimeError: unreachable), for good, for every caller
+  // (audit). The histories now hold JavaScript arrays.
+  const live = [];
+  const per = 5000;
+  for (let k = 0; k < 1100; k++) {
+    const h = new ChatHistory({ maxTokens: 1_000_000 });
+    for (let i = 0; i < per; i += 1000) h.push(...Array.from({ length: 1000 }, (_, j) => ({ role: (i + j) % 2 ? "assistant" : "user", content: `m${k}-${i + j}` })));
+    live.push(h);
+  }
+  assert.equal(live.length * per, 5_500_000);
+  assert.equal((await live[0].prepare()).length, per);
+  assert.equal(live.at(-1).original.length, per);
+});

@@ -22,10 +22,10 @@ const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
 
 struct State {
     config: JsValue,
-    messages: Vec<JsValue>,
-    /// (A JavaScript array, one reference however long: a message held in Rust takes a slot
-    /// of the module's reference table, and histories that held millions of them in all ran
-    /// it out — a trap, for good.)
+    /// The working history and every message ever pushed: JavaScript arrays, one reference
+    /// each however long (a message held in Rust takes a slot of the module's reference
+    /// table, and histories that held millions of them in all ran it out: a trap, for good).
+    messages: Array,
     original: Array,
     /// Exact token counts by message object (from `recordUsage`).
     counts: Map,
@@ -33,7 +33,7 @@ struct State {
     offloaded: Object,
     stats: Stats,
     /// How many leading messages the last prompt (the last `prepare()`) had.
-    prompt_len: Option<usize>,
+    prompt_len: Option<u32>,
     /// `outputTokens` waiting for the reply to be pushed (until the next `prepare()`).
     pending_output: Option<f64>,
     /// The correction factor learned from `recordUsage` (see `calibration.rs`).
@@ -104,12 +104,11 @@ impl ChatHistory {
         // (Checked before they are held: an array of holes or of non-messages is an error,
         // not millions of references taken.)
         let formats = super::js::check_messages(&list, 0, by, all)?;
-        let messages: Vec<JsValue> = list.iter().collect();
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
                 original: Array::from(&list),
-                messages,
+                messages: Array::from(&list),
                 counts: Map::new(),
                 events: Vec::new(),
                 offloaded: Object::new(),
@@ -131,7 +130,7 @@ fn counts_array(state: &State) -> Array {
         .messages
         .iter()
         .map(|m| {
-            let c = state.counts.get(m);
+            let c = state.counts.get(&m);
             if c.as_f64().is_some() {
                 c
             } else {
@@ -184,12 +183,8 @@ impl ChatHistory {
         let mut s = self.state.borrow_mut();
         let list = array(&messages);
         // (Nothing is appended unless all are messages of the history's format.)
-        s.formats = super::js::check_messages(
-            &list,
-            s.messages.len() as u32,
-            "ChatHistory.push",
-            s.formats,
-        )?;
+        s.formats =
+            super::js::check_messages(&list, s.messages.length(), "ChatHistory.push", s.formats)?;
         if let Some(output) = s.pending_output {
             let reply = super::js::reply_of(&list);
             if !reply.is_undefined() {
@@ -197,8 +192,8 @@ impl ChatHistory {
                 s.pending_output = None;
             }
         }
-        s.messages.extend(messages.iter().cloned());
         for m in &messages {
+            s.messages.push(m);
             s.original.push(m);
         }
         Ok(())
@@ -211,7 +206,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "M[]")]
     pub fn messages(&self) -> Array {
-        array(&self.state.borrow().messages)
+        Array::from(&self.state.borrow().messages)
     }
 
     /// Every message ever pushed, in order (append-only).
@@ -254,10 +249,10 @@ impl ChatHistory {
             let (messages, config, generation, len) = {
                 let s = state.borrow();
                 (
-                    array(&s.messages),
+                    Array::from(&s.messages),
                     prepare_config(&s, &calls),
                     s.generation,
-                    s.messages.len(),
+                    s.messages.length(),
                 )
             };
             let result = reduce_value(messages.into(), config).await;
@@ -267,10 +262,11 @@ impl ChatHistory {
             s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
             let result = result?;
             if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
-                let mut reduced: Vec<JsValue> =
-                    Array::from(&get(&result, "messages")).iter().collect();
+                let reduced = Array::from(&get(&result, "messages"));
                 // Messages pushed while the summarizer ran stay, after the reduced history.
-                reduced.extend(s.messages[len.min(s.messages.len())..].iter().cloned());
+                for i in len..s.messages.length() {
+                    reduced.push(&s.messages.get(i));
+                }
                 s.messages = reduced;
                 s.generation += 1;
                 let events = Array::from(&get(&result, "events"));
@@ -280,10 +276,10 @@ impl ChatHistory {
                 s.events.extend(events.iter());
                 Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
             }
-            s.prompt_len = Some(s.messages.len());
+            s.prompt_len = Some(s.messages.length());
             // (A reply's count that waited for a reply never pushed is not this prompt's.)
             s.pending_output = None;
-            Ok(array(&s.messages).into())
+            Ok(Array::from(&s.messages).into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
         promise
@@ -329,7 +325,9 @@ impl ChatHistory {
         let output = number("outputTokens")?;
         let mut s = self.state.borrow_mut();
         if let (Some(input), Some(len)) = (input, s.prompt_len) {
-            let prompt: Vec<JsValue> = s.messages[..len.min(s.messages.len())].to_vec();
+            let prompt: Vec<JsValue> = (0..len.min(s.messages.length()))
+                .map(|i| s.messages.get(i))
+                .collect();
             let mut call: Call = decode_config(&s.config, true)?;
             call.callbacks.token_counts = JsValue::UNDEFINED;
             call.config.calibration = 1.0;
@@ -344,10 +342,11 @@ impl ChatHistory {
         if let Some(output) = output {
             // The reply is the model's first message after the prompt (not one the user
             // pushed meanwhile): now, or when it is pushed.
-            let after = s
-                .prompt_len
-                .map_or(&[][..], |len| &s.messages[len.min(s.messages.len())..]);
-            let reply = super::js::reply_of(&array(after));
+            let after = Array::new();
+            for i in s.prompt_len.unwrap_or(u32::MAX)..s.messages.length() {
+                after.push(&s.messages.get(i));
+            }
+            let reply = super::js::reply_of(&after);
             s.pending_output = if reply.is_undefined() {
                 Some(output)
             } else {
@@ -387,7 +386,7 @@ impl ChatHistory {
         let tokens = |list: &Array| -> Result<f64, JsValue> {
             Ok(decode_messages(list, &call)?.0.total_tokens())
         };
-        let working = tokens(&array(&s.messages))?;
+        let working = tokens(&s.messages)?;
         let ratio = if working > 0.0 {
             tokens(&s.original)? / working
         } else {
@@ -413,7 +412,7 @@ impl ChatHistory {
         let out = Object::new();
         set(&out, "kind", STATE_KIND);
         set(&out, "version", STATE_VERSION);
-        set(&out, "messages", array(&s.messages));
+        set(&out, "messages", Array::from(&s.messages));
         set(&out, "original", Array::from(&s.original));
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
@@ -426,8 +425,7 @@ impl ChatHistory {
         set(
             &out,
             "promptLength",
-            s.prompt_len
-                .map_or(JsValue::NULL, |n| JsValue::from(n as u32)),
+            s.prompt_len.map_or(JsValue::NULL, JsValue::from),
         );
         set(
             &out,
@@ -472,7 +470,7 @@ impl ChatHistory {
                     // (Only a count recordUsage could have made: another would fail every
                     // later prepare() as tokenCounts.)
                     if let Some(n) = token_count(&c) {
-                        s.counts.set(m, &JsValue::from(n));
+                        s.counts.set(&m, &JsValue::from(n));
                     }
                 }
             }
@@ -492,7 +490,7 @@ impl ChatHistory {
                 // others.)
                 tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
             };
-            s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as usize);
+            s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as u32);
             s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
             // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
             s.calibration = get(&state, "calibration")
