@@ -450,7 +450,6 @@ class Reading {
     return text.endsWith(this.closeTag, end);
   }
 
-
   /** The format read, as the core numbers it (`FORMAT_CODES`). */
   get formatCode() {
     return FORMAT_CODES.indexOf(this.format);
@@ -2674,15 +2673,15 @@ export function startingMessages(value) {
 
 /**
  * `ChatHistory` takes `values` after `before` messages only if each is a message object
- * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and returns the
- * formats all fit then: it throws `INVALID_MESSAGE` (with the index `before` + its own)
- * for one that is not a message of any format, and `INVALID_MESSAGES` for one of another
- * format than those before it, as a reduction of them all would (`detect`), so that a
- * message pushed by mistake is refused at once instead of failing every later
- * `prepare()`. Only the new messages are looked at, and only against the formats still
- * possible: one check each, the same as `detect`'s. `formats` 0: a named `config.format`,
- * whose reader checks each message when it reads it; only that they are messages of some
- * format is checked (0 is returned).
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and that the
+ * reader of one of those formats reads without an error (as a reduction will read it);
+ * returns the formats all fit then. It throws `INVALID_MESSAGE` (with the index `before` +
+ * its own) for one that is not a message of any format or that every such reader refuses,
+ * and `INVALID_MESSAGES` for one of another format than those before it, as a reduction of
+ * them all would (`detect`): a message pushed by mistake is refused at once instead of
+ * failing every later `prepare()`. Only the new messages are looked at. Under a named
+ * `config.format`, `formats` is its code with the flag `NAMED`, and that format's reader is
+ * the whole check (it takes shapes auto-detection does not); `formats` is returned as it is.
  */
 export function checkMessages(values, before, by, formats) {
   // A named format (config.format): its code under the NAMED flag; its reader is the check.
@@ -2785,29 +2784,17 @@ function copyOf(m) {
   return copy;
 }
 
-/**
- * The object that holds a LangChain message's fields: the message itself (an instance, a
- * plain message), `kwargs` of the serialized form (`{lc: 1, type: "constructor", id,
- * kwargs}`), or `data` of the `toDict()` form (`{type, data}`).
- */
-function langchainFields(m) {
-  if (m.content !== undefined) return m;
-  if (m.lc === 1 && Array.isArray(m.id) && m.kwargs !== null && typeof m.kwargs === "object") return m.kwargs;
-  if (m.data !== null && typeof m.data === "object") return m.data;
-  return m;
-}
-
 /** The content field of a message in `format` (LangChain's dict and serialized forms nest
- * it). */
+ * it: `langchainShape`). */
 function contentOf(format, m) {
   if (format === "gemini" || format === "vercel-ui") return m.parts;
-  if (format === "langchain") return langchainFields(m).content;
+  if (format === "langchain") return langchainShape(m)[1].content;
   return m.content;
 }
 
 function withContent(format, m, content) {
   const copy = copyOf(m);
-  const fields = format === "langchain" ? langchainFields(m) : m;
+  const fields = format === "langchain" ? langchainShape(m)[1] : m;
   if (format === "gemini" || format === "vercel-ui") copy.parts = content;
   else if (fields === m.kwargs) copy.kwargs = { ...fields, content };
   else if (fields === m.data) copy.data = { ...fields, content };
@@ -2991,7 +2978,7 @@ function callsOf(format, m) {
   const out = [];
   const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
   if (format === "openai" || format === "langchain") {
-    const d = format === "langchain" ? langchainFields(m) : m;
+    const d = format === "langchain" ? langchainShape(m)[1] : m;
     for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       if (c && c.function) add(c.function.name, c.function.arguments);
       else if (c) add(c.name, c.args);
