@@ -107,8 +107,9 @@ impl ChatHistory {
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
+                // (`list` is the history's own copy: `startingMessages` or `list` made it.)
                 original: Array::from(&list),
-                messages: Array::from(&list),
+                messages: list,
                 counts: Map::new(),
                 events: Vec::new(),
                 offloaded: Object::new(),
