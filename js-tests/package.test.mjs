@@ -466,9 +466,9 @@ test("a growing history read again after a failed call, and after a branch, read
 });
 
 test("texts of every script weigh the same whether they are encoded in one round or several", () => {
-  // The texts to estimate are encoded into wasm memory kept between calls (up to 4 MB) and
-  // grown when they do not fit: at three bytes a code unit for the text that did not fit,
-  // at one for the rest, and again if that is not enough (CJK, emoji, lone surrogates).
+  // The texts to estimate are encoded into wasm memory kept between calls, a round at a
+  // time; a text longer than a round is written in parts, cut between code points (CJK,
+  // emoji, lone surrogates), each part weighed where the last left off.
   const piece = (unit, n) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
   const texts = [
     piece("漢字かな交じり文，", 300_000), piece("🙂👍🏽 ", 400_000), piece("plain ASCII text, ", 500_000),
@@ -479,11 +479,11 @@ test("texts of every script weigh the same whether they are encoded in one round
     messages.push({ role: "user", content: texts[k % texts.length] });
     messages.push({ role: "assistant", content: `${k} ${texts[(k * 3 + 1) % texts.length].slice(0, 1000 + k * 7919)}` });
   }
-  // One message at a time: each fits in the room kept since the first of them.
+  // One message at a time, then again after the room was used by others.
   const one = messages.map((m) => estimateTokens(m));
-  estimateTokens(messages.slice(0, 4)); // (about 4 MB: the most that is kept)
+  estimateTokens(messages.slice(0, 4));
   assert.deepEqual(messages.map((m) => estimateTokens(m)), one, "alike again, from the room kept");
-  // All at once: about 12 MB of UTF-8, past the room kept, grown several times in one call.
+  // All at once: parts and whole pieces in the same rounds.
   const sum = one.reduce((a, b) => a + b, 0);
   assert.equal(estimateTokens(messages), sum);
   assert.equal(reduceSync(messages, { maxTokens: sum + 1 }).tokensBefore, sum);

@@ -135,11 +135,13 @@ pub fn show(n: f64) -> String {
     let sign = if n < 0.0 { "-" } else { "" };
     let a = n.abs();
     if a >= 1e15 {
-        return format!(
-            "{sign}{}e{}",
-            (a / 10f64.powi(a.log10() as i32)) as u64,
-            a.log10() as i32
-        );
+        // (A loop, not `log10`: that would pull in half a kilobyte of libm.)
+        let (mut m, mut e) = (a, 0);
+        while m >= 10.0 {
+            m /= 10.0;
+            e += 1;
+        }
+        return format!("{sign}{}e{e}", m as u64);
     }
     let whole = a.trunc() as u64;
     let milli = ((a - a.trunc()) * 1000.0).round() as u64;
@@ -165,5 +167,7 @@ mod tests {
         assert_eq!(show(0.125), "0.125");
         assert_eq!(show(f64::NAN), "NaN");
         assert_eq!(show(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(show(3e20), "3e20");
+        assert_eq!(show(-1.5e300), "-1e300");
     }
 }

@@ -303,7 +303,20 @@ impl Scanner {
 
     /// [`Scanner::weigh_bytes`] or [`Scanner::weigh_units`], by the type of unit.
     pub(crate) fn weigh_text<T: Unit>(&self, text: &[T]) -> f64 {
-        self.weigh_with(text, true)
+        let mut tally = Tally::default();
+        self.weigh_part(text, &mut tally);
+        self.total(&tally)
+    }
+
+    /// Adds `part` of a text to `tally`: a text weighed in parts, cut between code points,
+    /// weighs what it weighs whole ([`Scanner::total`]).
+    pub(crate) fn weigh_part<T: Unit>(&self, part: &[T], tally: &mut Tally) {
+        self.add(part, tally, true);
+    }
+
+    /// The estimated tokens of the text weighed into `tally`, before rounding.
+    pub(crate) fn total(&self, tally: &Tally) -> f64 {
+        (tally.sum + tally.starts * self.run_start).max(0) as f64 / SCALE
     }
 
     /// [`Scanner::weigh_bytes`] without the SIMD path, to check the SIMD path against.
@@ -319,9 +332,17 @@ impl Scanner {
     }
 
     fn weigh_with<T: Unit>(&self, text: &[T], simd: bool) -> f64 {
-        let mut sum: i64 = 0;
-        let mut starts: i64 = 0;
-        let mut prev_space = false;
+        let mut tally = Tally::default();
+        self.add(text, &mut tally, simd);
+        self.total(&tally)
+    }
+
+    fn add<T: Unit>(&self, text: &[T], tally: &mut Tally, simd: bool) {
+        let Tally {
+            mut sum,
+            mut starts,
+            mut prev_space,
+        } = *tally;
         let mut i = 0;
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         let mut counts = AsciiCounts::default();
@@ -374,8 +395,23 @@ impl Scanner {
                 + counts.spaces * w[SPACE_RUN as usize];
             starts += counts.starts;
         }
-        (sum + starts * self.run_start).max(0) as f64 / SCALE
+        *tally = Tally {
+            sum,
+            starts,
+            prev_space,
+        };
     }
+}
+
+/// A text's weight so far, in the scanner's fixed point: what a text weighed in parts
+/// carries from one part to the next.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Tally {
+    sum: i64,
+    /// Whitespace runs started.
+    starts: i64,
+    /// Whether the part so far ends in whitespace.
+    prev_space: bool,
 }
 
 /// The code units of an encoded text: UTF-8 bytes or UTF-16 units.

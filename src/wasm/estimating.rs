@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js::Reading;
 use crate::config::Config;
-use crate::estimate::{self, Estimator, Scanner, Weights};
+use crate::estimate::{self, Estimator, Scanner, Tally, Weights};
 use crate::strategies::truncate;
 use crate::structure::Structure;
 use crate::transcript::Transcript;
@@ -118,7 +118,7 @@ fn weigh_texts<T: Encoding>(
             weight += role;
         }
         for _ in 0..c & 0xFF_FFFF {
-            weight += texts.next(|text| scanner.weigh_text(text));
+            weight += texts.next(scanner);
         }
         weighed(i as usize, weight);
     }
@@ -190,13 +190,10 @@ impl Encoding for u16 {
 /// [`ROUND`]: a first call on a short conversation grows no memory).
 const FIRST_ROOM: usize = 1 << 10;
 
-/// The units one round encodes (more only for a longer piece): a round is weighed while it
-/// is still in the processor's cache, and a long history needs no more memory than that.
+/// The most units one round encodes: a round is weighed while it is still in the
+/// processor's cache, and no history, however long its texts, needs more memory than that
+/// (a longer piece is written and weighed in parts).
 const ROUND: usize = 1 << 16;
-
-/// The largest room kept from one estimate to the next (one that grew past it for a long
-/// piece is let go).
-const KEEP_ROOM: usize = 1 << 20;
 
 /// Marks the length of a piece not encoded yet.
 const UNWRITTEN: u32 = u32::MAX;
@@ -214,6 +211,9 @@ struct Encoded<'r, T: Encoding> {
     at: usize,
     /// The pieces in the room end here.
     end: usize,
+    /// Whether the room holds a part of piece `next` only (the rest comes in the next
+    /// rounds).
+    part: bool,
 }
 
 impl<'r, T: Encoding> Encoded<'r, T> {
@@ -230,68 +230,63 @@ impl<'r, T: Encoding> Encoded<'r, T> {
             next: 0,
             at: 0,
             end: 0,
+            part: false,
         }
     }
 
-    /// `weigh` of the next piece (0 past the last, or for what JavaScript could not write).
-    fn next(&mut self, weigh: impl FnOnce(&[T]) -> f64) -> f64 {
-        if self.next == self.end && !self.round() {
-            return 0.0;
+    /// The weight of the next piece, before rounding (0 past the last; what JavaScript
+    /// could not write weighs nothing).
+    fn next(&mut self, scanner: &Scanner) -> f64 {
+        let mut tally = Tally::default();
+        while self.next < self.end || self.round() {
+            let len = self.lengths[self.next] as usize;
+            let end = (self.at + len).min(self.room.len());
+            scanner.weigh_part(&self.room[self.at..end], &mut tally);
+            self.at = end;
+            if !self.part {
+                self.next += 1;
+                break;
+            }
+            // The piece goes on in the next round.
+            self.end = self.next;
         }
-        let len = self.lengths[self.next] as usize;
-        let end = (self.at + len).min(self.room.len());
-        let weight = weigh(&self.room[self.at..end]);
-        self.at = end;
-        self.next += 1;
-        weight
+        scanner.total(&tally)
     }
 
-    /// Encodes the next round into the room (which grows as rounds fill it up to [`ROUND`],
-    /// and past it for a piece that needs more): whether a piece was written.
+    /// Encodes the next round into the room (which grows as rounds fill it, up to
+    /// [`ROUND`]): whether a piece, or a part of one, was written.
     fn round(&mut self) -> bool {
         if self.next >= self.lengths.len() {
             return false;
         }
-        if self.end > 0 && self.room.len() < ROUND {
+        if (self.end > 0 || self.part) && self.room.len() < ROUND {
             // The last round filled the room.
             self.room
                 .resize((4 * self.room.len()).min(ROUND), T::default());
         }
-        loop {
-            let from = self.next as u32;
-            let written = T::encode(
-                self.reading,
-                self.indices,
-                from,
-                &mut self.room,
-                &mut self.lengths,
-            );
-            if written < 0.0 {
-                // One piece longer than the room.
-                let need = -written;
-                if need <= self.room.len() as f64 || need > (u32::MAX / 4) as f64 {
-                    return false;
-                }
-                self.room.resize(need as usize, T::default());
-                continue;
-            }
-            let end = self.lengths[self.next..]
-                .iter()
-                .position(|&len| len == UNWRITTEN)
-                .map_or(self.lengths.len(), |k| self.next + k);
-            self.at = 0;
-            self.end = end;
-            return end > self.next;
-        }
+        // (Unwritten again, should JavaScript write nothing of the rest of a piece.)
+        self.lengths[self.next] = UNWRITTEN;
+        let written = T::encode(
+            self.reading,
+            self.indices,
+            self.next as u32,
+            &mut self.room,
+            &mut self.lengths,
+        );
+        self.part = written < 0.0;
+        self.end = self.lengths[self.next..]
+            .iter()
+            .position(|&len| len == UNWRITTEN)
+            .map_or(self.lengths.len(), |k| self.next + k);
+        self.at = 0;
+        self.end > self.next
     }
 }
 
 impl<T: Encoding> Drop for Encoded<'_, T> {
     fn drop(&mut self) {
-        if self.room.len() <= KEEP_ROOM {
-            let room = std::mem::take(&mut self.room);
-            T::room().with(|kept| kept.replace(room));
-        }
+        let room = std::mem::take(&mut self.room);
+        T::room().with(|kept| kept.replace(room));
     }
 }
 

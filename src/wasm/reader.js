@@ -520,13 +520,17 @@ class Reading {
    * Uint16Array (see `wideTexts`), UTF-8 into a Uint8Array; each piece's length in `dest`'s
    * units into `lengths[piece]`. A round ends at the piece that does not fit in what is
    * left of `dest`: returns the units written (the core weighs them, then asks for the
-   * next round), or, when that piece does not fit in all of `dest`, minus the room it needs.
+   * next round). A piece that does not fit in all of `dest` is written in parts, cut
+   * between code points, one round each: such a round returns minus the part's units, and
+   * the next round (asked from the same piece) goes on with the rest. So `dest`, the
+   * memory the core keeps for texts, never grows to fit the longest text.
    */
   encodeInto(indices, from, dest, lengths) {
     const wide = dest.BYTES_PER_ELEMENT === 2;
     const texts = this.texts, starts = this.pieceStart;
-    // Where piece `from` is: where the last round of this estimate stopped (else found).
-    let { k, q, p } = from > 0 && this.cursor !== undefined && this.cursor.p === from ? this.cursor : pieceAt(starts, indices, from);
+    // Where piece `from` is: where the last round of this estimate stopped (else found),
+    // and `off`, the units of it written already (by rounds that wrote a part of it).
+    let { k, q, p, off } = this.cursor !== undefined && this.cursor.p === from ? this.cursor : pieceAt(starts, indices, from);
     this.cursor = undefined;
     let at = 0;
     // (A Buffer over `dest`, made for the first long piece: most first calls have none.)
@@ -534,8 +538,9 @@ class Reading {
     for (; k < indices.length; k++, q = -1) {
       const end = starts[indices[k] + 1];
       if (q < 0) q = starts[indices[k]];
-      for (; q < end; q++) {
-        const piece = texts.text(q);
+      for (; q < end; q++, off = 0) {
+        let piece = texts.text(q);
+        if (off > 0) piece = piece.substring(off);
         const length = piece.length;
         let written = -1;
         if (wide) {
@@ -560,10 +565,24 @@ class Reading {
         } else {
           written = encodeUtf8(piece, dest, at);
         }
+        if (written < 0 && at > 0) {
+          this.cursor = { k, q, p, off };
+          return at;
+        }
         if (written < 0) {
-          this.cursor = { k, q, p };
-          // (UTF-8 takes up to three bytes a code unit.)
-          return at > 0 ? at : -(wide ? length : 3 * length);
+          // A part of the piece, all that `dest` holds.
+          let read = dest.length;
+          if (wide) {
+            // (Not between the two halves of a surrogate pair.)
+            if ((piece.charCodeAt(read - 1) & 0xFC00) === 0xD800) read--;
+            bytes ??= NODE_BUFFER.from(dest.buffer, dest.byteOffset, dest.byteLength);
+            written = (UCS2_WRITE ? bytes.ucs2Write(piece, 0, 2 * read) : bytes.write(piece, 0, 2 * read, "utf16le")) / 2;
+          } else {
+            ({ read, written } = ENCODER.encodeInto(piece, dest));
+          }
+          this.cursor = { k, q, p, off: off + read };
+          lengths[p] = written;
+          return -written;
         }
         at += written;
         lengths[p++] = written;
@@ -2002,10 +2021,10 @@ function pieceAt(starts, indices, p) {
   let k = 0, before = 0;
   for (; k < indices.length; k++) {
     const count = starts[indices[k] + 1] - starts[indices[k]];
-    if (before + count > p) return { k, q: starts[indices[k]] + (p - before), p };
+    if (before + count > p) return { k, q: starts[indices[k]] + (p - before), p, off: 0 };
     before += count;
   }
-  return { k, q: -1, p };
+  return { k, q: -1, p, off: 0 };
 }
 
 /** The UTF-16 length of the texts of messages `indices` (as far as past `limit`). */

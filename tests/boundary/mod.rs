@@ -749,6 +749,55 @@ fn a_history_far_larger_than_a_round_weighs_as_its_messages_do() {
 }
 
 #[wasm_bindgen_test]
+fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
+    // A piece longer than a round is encoded and weighed in parts, cut between code points
+    // (a surrogate pair or a UTF-8 sequence is never split; a whitespace run goes on across
+    // a cut): the weight of the whole, and wasm memory, which never shrinks, not grown by
+    // the text's size (it was, by 2 to 3 bytes a character).
+    use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};
+    let memory = || {
+        wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length() as f64
+    };
+    let w = Weights::default();
+    let mut next = xorshift(2024);
+    for (case, len) in [65_535usize, 65_536, 65_537, 200_001, 3_000_000]
+        .into_iter()
+        .enumerate()
+    {
+        let text = random_text(&mut next, len, |r| match r % 9 {
+            0 => ' ',
+            1 => '😀',
+            2 => '漢',
+            3 => 'é',
+            _ => (b'a' + (r % 26) as u8) as char,
+        });
+        let message = Object::new();
+        Reflect::set(&message, &"role".into(), &"user".into()).unwrap();
+        Reflect::set(&message, &"content".into(), &text.as_str().into()).unwrap();
+        let before = memory();
+        let got = wasm::estimate_tokens(&Array::of1(&message), None).unwrap();
+        let want = message_tokens(
+            text_weight("user", &w) + text_weight(&text, &w),
+            0,
+            3.0,
+            0.0,
+        );
+        assert_eq!(got, want, "case {case}: {len} characters");
+        if len > 1_000_000 {
+            let grown = memory() - before;
+            assert!(
+                grown <= 1024.0 * 1024.0,
+                "wasm memory grew by {grown} bytes"
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
 fn estimating_a_huge_history_needs_no_memory_for_its_texts() {
     // 32 million characters of text: encoded a round at a time, never all at once (which
     // grew wasm memory by their size, for good: a wasm memory does not shrink).
