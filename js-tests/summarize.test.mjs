@@ -718,3 +718,21 @@ test("a summarizer answer that cannot be read is a failed summary (fallback, or 
       (e) => e instanceof ReduceError && e.code === "SUMMARIZER_FAILED" && /answer unreadable/.test(e.message), strategy);
   }
 });
+
+test("a summarizer's long answer, and a long previous summary, go through without growing the wasm memory", async () => {
+  // The summary's text stays a JavaScript string (it was copied into wasm memory and back,
+  // twice: 10 MB of summary grew the memory, which never shrinks, by 40 MB).
+  const { initSync } = await import("chat-history-reducer/web");
+  const memory = () => initSync(undefined).memory.buffer.byteLength; // (loaded already: its exports)
+  const long = "word ".repeat(4_000_000);
+  const history = chat(20);
+  const requests = [];
+  const config = { strategy: "summarize", targetMessages: 6, summarizer: async (req) => { requests.push(req); return long; } };
+  const before = memory();
+  const r = await reduce(history, config);
+  assert.equal(r.summary.content, `<conversation-summary>\n${long.trim()}\n</conversation-summary>`);
+  const again = await reduce([history[0], r.summary, ...chat(10, false)], config);
+  assert.equal(requests.at(-1).previousSummary, long.trim(), "the long summary goes to the summarizer as it was");
+  assert.equal(again.summary.content, r.summary.content);
+  assert.ok(memory() - before <= 1 << 20, `wasm memory grew by ${memory() - before} bytes`);
+});

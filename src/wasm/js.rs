@@ -1,7 +1,7 @@
 //! What the boundary imports from `reader.js`: reading messages and options, building
 //! results and summaries, calling the summarizer. Nothing here decides anything.
 
-use js_sys::{Array, Object};
+use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
 mod error_class {
@@ -208,7 +208,7 @@ extern "C" {
         tokens: f64,
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
-    pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &str) -> Written;
+    pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
     #[wasm_bindgen(js_name = offloadId)]
     pub fn offload_id(messages: &Array) -> String;
     #[wasm_bindgen(js_name = compressRun)]
@@ -220,11 +220,11 @@ extern "C" {
     ) -> Written;
 
     #[wasm_bindgen(js_name = makeMessage)]
-    pub fn make_message(reading: &Reading, role: &str, text: &str) -> JsValue;
+    pub fn make_message(reading: &Reading, role: &str, text: &JsString) -> JsValue;
     #[wasm_bindgen(js_name = summaryText)]
-    pub fn summary_text(reading: &Reading, indices: &[u32], tag: &str) -> String;
+    pub fn summary_text(reading: &Reading, indices: &[u32], tag: &str) -> JsString;
     #[wasm_bindgen(js_name = wrapSummary)]
-    pub fn wrap_summary(text: &str, tag: &str) -> String;
+    pub fn wrap_summary(text: &JsString, tag: &str) -> JsString;
     pub fn pick(reading: &Reading, indices: &[u32]) -> Array;
     #[wasm_bindgen(js_name = callSummarizer)]
     pub fn call_summarizer(
@@ -287,7 +287,7 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn status(this: &Outcome) -> String;
     #[wasm_bindgen(method, getter)]
-    pub fn text(this: &Outcome) -> Option<String>;
+    pub fn text(this: &Outcome) -> Option<JsString>;
     #[wasm_bindgen(method, getter)]
     pub fn usage(this: &Outcome) -> JsValue;
     #[wasm_bindgen(method, getter)]

@@ -2,7 +2,7 @@
 //! summarizer, then let the core build the reduction — or fall back to `truncate`, or
 //! throw, as `onSummarizerError` says. A failing summarizer never loses a message.
 
-use js_sys::{Array, Object};
+use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -81,13 +81,13 @@ impl Failure {
 
 /// A summary the summarizer wrote.
 pub struct Answer {
-    pub text: String,
+    pub text: JsString,
     pub usage: JsValue,
     pub duration_ms: f64,
 }
 
 /// The summary message of `text`: wrapped in the tag, in the configured role.
-pub fn summary_message(call: &Call, reading: &Reading, text: &str) -> JsValue {
+pub fn summary_message(call: &Call, reading: &Reading, text: &JsString) -> JsValue {
     let config = &call.config;
     make_message(
         reading,
@@ -106,7 +106,11 @@ pub fn summary_target(
     t: &Transcript,
     target: f64,
 ) -> Result<f64, JsValue> {
-    let wrapping = count_new_message(&summary_message(call, reading, ""), call, t.format)?;
+    let wrapping = count_new_message(
+        &summary_message(call, reading, &JsString::from("")),
+        call,
+        t.format,
+    )?;
     Ok((target - wrapping - 1.0).max(1.0))
 }
 
