@@ -736,3 +736,19 @@ test("a summarizer's long answer, and a long previous summary, go through withou
   assert.equal(again.summary.content, r.summary.content);
   assert.ok(memory() - before <= 1 << 20, `wasm memory grew by ${memory() - before} bytes`);
 });
+
+test("progressive: result.events lists a failed summary where it failed, after the stages that ran before it", async () => {
+  const history = [{ role: "system", content: "s" }];
+  for (let i = 0; i < 12; i++) {
+    history.push({ role: "user", content: `question ${i} ${"lorem ipsum ".repeat(20)}` });
+    history.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    history.push({ role: "tool", tool_call_id: `c${i}`, content: "result ".repeat(i % 3 === 0 ? 2000 : 50) });
+    history.push({ role: "assistant", content: `answer ${i}` });
+  }
+  const r = await reduce(history, {
+    strategy: "progressive", maxTokens: 1500,
+    summarizer: async (req) => { if (req.kind === "round") throw new Error("no rounds today"); return "short summary"; },
+  });
+  const names = r.events.map((e) => (e.type === "summarizeFailed" ? `failed:${e.kind}` : e.type));
+  assert.deepEqual(names, ["offloadOld", "failed:round", "compressCurrentRound", "truncate"]);
+});

@@ -568,6 +568,12 @@ impl<'a> Progressive<'a> {
         self.pending = None;
     }
 
+    /// The number of events of the stages closed so far (a stage's event is made when the
+    /// next begins, or by [`Progressive::finish`]).
+    pub fn events_so_far(&self) -> usize {
+        self.events.len()
+    }
+
     /// The reduction: what the stages wrote, then — if the targets are still missed — the
     /// oldest removable groups dropped, and in any case what the turn rules ask
     /// ([`super::settle`]: `startOn`, an orphan gone from before a Gemini call).

@@ -142,14 +142,17 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     }
     let mut p = Progressive::new(t, config);
     let mut writings = Writings::none();
-    let failures = Array::new();
+    // The failed summaries' events, each with the number of the core's events before it
+    // (those of the stages closed when it failed: `result.events` in the order they ran).
+    let (failures, places) = (Array::new(), Array::new());
     // A failed summary: throw, or note it and go on without it.
-    let on_failure = |kind: &str, failure: Failure, fallback: &str| -> Result<(), JsValue> {
+    let on_failure = |kind: &str, failure: Failure, fallback: &str, at: usize| {
         if config.on_summarizer_error == OnSummarizerError::Throw {
             return Err(failure_error(call, &failure));
         }
         failures.push(&failure_event(call, kind, &failure, fallback));
-        Ok(())
+        places.push(&JsValue::from(at as u32));
+        Ok::<(), JsValue>(())
     };
     loop {
         let action = p.next_action();
@@ -180,7 +183,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             JsValue::from(answer.text)
                         }
                         Err(failure) => {
-                            on_failure("toolRun", failure, "digest")?;
+                            on_failure("toolRun", failure, "digest", p.events_so_far())?;
                             JsValue::UNDEFINED
                         }
                     }
@@ -213,7 +216,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                         })
                     }
                     Err(failure) => {
-                        on_failure("round", failure, "none")?;
+                        on_failure("round", failure, "none", p.events_so_far())?;
                         None
                     }
                 }
@@ -229,7 +232,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                     rewritten(reading, w, *message)
                 }
                 Err(failure) => {
-                    on_failure(kind.name(), failure, "none")?;
+                    on_failure(kind.name(), failure, "none", p.events_so_far())?;
                     None
                 }
             },
@@ -241,13 +244,15 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
         ) {
             let failure = Failure::TooLarge(tokens, p.limit(&action));
             failed(call, kind, &failure)?;
-            on_failure(kind, failure, "none")?;
+            on_failure(kind, failure, "none", p.events_so_far())?;
         }
     }
     let r = p.finish()?;
-    let events = failures;
-    for e in core_events(&r).iter() {
-        events.push(&e);
+    let events = core_events(&r);
+    for (k, failed) in failures.iter().enumerate() {
+        // (After the failures before it.)
+        let at = places.get(k as u32).as_f64().unwrap_or(0.0) as u32 + k as u32;
+        events.splice(at, 0, &failed);
     }
     finish(call, reading, &r, writings, events, started)
 }
