@@ -613,7 +613,7 @@ test("a user input that starts with the summary tag and goes on after it is that
   assert.equal(sent[0].previousSummary, undefined, "no earlier summary to replace");
   // A message that is the tag's text alone (as the library writes it) is still a summary.
   const again = await reduce([...r.messages, { role: "assistant", content: "Here is the email." }, { role: "user", content: "Thanks" }], {
-    strategy: "summarize", maxTokens: 60, summarizer: async (q) => {
+    strategy: "summarize", maxTokens: 200, summarizer: async (q) => {
       sent.push(q);
       return "more";
     },
@@ -727,7 +727,7 @@ test("a summarizer's long answer, and a long previous summary, go through withou
   const long = "word ".repeat(4_000_000);
   const history = chat(20);
   const requests = [];
-  const config = { strategy: "summarize", targetMessages: 6, summarizer: async (req) => { requests.push(req); return long; } };
+  const config = { strategy: "summarize", targetMessages: 6, summaryMaxTokens: 1e9, summarizer: async (req) => { requests.push(req); return long; } };
   const before = memory();
   const r = await reduce(history, config);
   assert.equal(r.summary.content, `<conversation-summary>\n${long.trim()}\n</conversation-summary>`);
@@ -751,4 +751,70 @@ test("progressive: result.events lists a failed summary where it failed, after t
   });
   const names = r.events.map((e) => (e.type === "summarizeFailed" ? `failed:${e.kind}` : e.type));
   assert.deepEqual(names, ["offloadOld", "failed:round", "compressCurrentRound", "truncate"]);
+});
+
+const byLength = (m) => m.content.length;
+
+test("summarize, single mode: an earlier summary too long for the target is replaced with the oldest messages, not kept while they are dropped", async () => {
+  const old = { role: "user", content: `<conversation-summary>\n${"w".repeat(250)}\n</conversation-summary>` };
+  const history = [{ role: "system", content: "S" }, old];
+  for (let i = 0; i < 6; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `${i}`.repeat(20) });
+  const requests = [];
+  const r = await reduce(history, {
+    strategy: "summarize", maxTokens: 400, targetTokens: 300, countTokens: byLength,
+    summarizer: async (req) => { requests.push(req); return "N"; },
+  });
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].previousSummary, "w".repeat(250));
+  // The oldest group goes with it, and the reply after it (the history starts on a user input).
+  assert.deepEqual(requests[0].messages, [history[2], history[3]]);
+  assert.deepEqual(r.summarized, [1, 2, 3]);
+  assert.deepEqual(r.dropped, []);
+  assert.equal(r.overBudget, false);
+  assert.equal(r.tokensAfter, 1 + 48 + 4 * 20);
+  assert.deepEqual(r.messages.slice(2), history.slice(4));
+});
+
+test("summarize: the summary may have no more than the target leaves beside the tail that stays; where none fits, it truncates", async () => {
+  // The latest user input (500) and the reply (70) stay, and the system prompt (1): 29 of
+  // the 600 are left for the summary.
+  const history = [{ role: "system", content: "S" }];
+  for (let i = 0; i < 6; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `${i}`.repeat(100) });
+  history.push({ role: "user", content: "q".repeat(500) }, { role: "assistant", content: "a".repeat(70) });
+  const requests = [];
+  const config = {
+    strategy: "summarize", maxTokens: 750, targetTokens: 600, onOverBudget: "error", countTokens: byLength,
+    summaryTag: "s", // (its wrapping: "<s>\n" and "\n</s>", 9 tokens)
+    summarizer: async (req) => { requests.push(req); return "S".repeat(req.targetTokens); },
+  };
+  let r = await reduce(history, config);
+  assert.equal(requests.at(-1).targetTokens, 29 - 9 - 1, "what is left, less the wrapping and a token");
+  assert.deepEqual([r.overBudget, r.tokensAfter], [false, 571 + 28]);
+  r = await reduce(history, { ...config, targetTokens: 700 });
+  assert.equal(requests.at(-1).targetTokens, 129 - 9 - 1, "below summaryMaxTokens (175)");
+  // The default tag's wrapping alone (47) is over the 29 left: no summary is asked for.
+  r = await reduce(history, { ...config, summaryTag: undefined });
+  assert.equal(requests.length, 2, "not asked");
+  assert.deepEqual(r.events.map((e) => e.type), ["truncate"]);
+  assert.deepEqual([r.overBudget, r.tokensAfter], [false, 571]);
+});
+
+test("summarize with only a message target: asked for a quarter of what it replaces; a summary longer than that is too large", async () => {
+  const history = [];
+  for (let i = 0; i < 12; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `message ${i} `.repeat(8) });
+  const requests = [];
+  const long = "word ".repeat(2000);
+  const r = await reduce(history, {
+    strategy: "summarize", targetMessages: 4, thresholdMessages: 0,
+    summarizer: async (req) => { requests.push(req); return long; },
+  });
+  const replaced = estimateTokens(history.slice(0, 8));
+  assert.equal(requests[0].targetTokens, Math.ceil(replaced / 4));
+  assert.deepEqual(r.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
+  assert.equal(r.summary, undefined);
+  await assert.rejects(reduce(history, {
+    strategy: "summarize", targetMessages: 4, thresholdMessages: 0, onSummarizerError: "throw", summarizer: async () => long,
+  }), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
+  const ok = await reduce(history, { strategy: "summarize", targetMessages: 4, thresholdMessages: 0, summarizer: async () => "Short." });
+  assert.equal(ok.summary.content, "<conversation-summary>\nShort.\n</conversation-summary>");
 });

@@ -6,7 +6,7 @@
 //! Summarizing is asynchronous and happens at the boundary, so this is two steps: [`plan`]
 //! says what to summarise; [`apply`] builds the reduction once the summary exists.
 
-use super::{check_budget, choose_drops, CompressionEvent, Fate, Reduction, Slot};
+use super::{check_budget, choose_drops, settle, CompressionEvent, Fate, Reduction, Slot};
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
@@ -23,7 +23,13 @@ pub struct SummaryPlan {
     pub messages: Vec<u32>,
     /// Single mode: the earlier summaries the new one replaces.
     pub replaces: Vec<u32>,
-    /// Aim for at most this many tokens (`summaryMaxTokens`, or what the target leaves).
+    /// The most tokens the summary message may have: `summaryMaxTokens`, and no more than
+    /// the token target leaves beside the verbatim tail; without either, the tokens of what
+    /// it replaces (a longer summary would grow the history). A longer summary is a failed
+    /// one (`SUMMARY_TOO_LARGE`).
+    pub limit: f64,
+    /// What the summary message should aim for: the limit, or, when no option bounds it in
+    /// tokens, a quarter of what it replaces.
     pub target_tokens: f64,
     /// What becomes of each input message: kept (or, with orphans beside other content,
     /// cleaned: `strategies::keep`), summarized, or (an orphan) dropped.
@@ -68,7 +74,23 @@ pub fn plan(
     // Earlier summaries are not summarised again: they are replaced (single) or kept.
     let order =
         (0..s.groups.len()).filter(|&g| s.groups[g].range().all(|i| !t.messages[i].is_summary()));
-    let drops = choose_drops(t, s, &protection, config, &targets, order);
+    let mut drops = choose_drops(t, s, &protection, config, &targets, order.clone());
+    let replaced: f64 = replaces
+        .iter()
+        .map(|&i| t.messages[i as usize].tokens)
+        .sum();
+    if !drops.removed.contains(&true)
+        && !replaces.is_empty()
+        && !Targets::of(config).met(drops.tokens, drops.messages)
+    {
+        // The tail fits beside a summary, but the earlier one is too long: it is replaced
+        // with the oldest group that may go (it would otherwise stay, and the history be
+        // truncated around it).
+        if let Some(g) = order.into_iter().find(|&g| !protection[g].is_protected()) {
+            drops.remove(t, s, g);
+            settle(t, s, &protection, config, &mut drops);
+        }
+    }
     let mut fate = vec![Fate::Kept; t.len()];
     let mut messages = Vec::new();
     for (g, group) in s.groups.iter().enumerate() {
@@ -101,20 +123,25 @@ pub fn plan(
         .filter(|&(i, _)| matches!(fate[i], Fate::Kept | Fate::Rewritten))
         .take_while(|(_, m)| m.is_system() || m.is_summary())
         .count();
-    let target_tokens = match (config.summary_max_tokens, config.target_tokens) {
-        (Some(max), _) => max,
-        (None, Some(target)) => (target - drops.tokens).max(1.0),
-        (None, None) => {
-            let covered: f64 = messages
-                .iter()
-                .map(|&i| t.messages[i as usize].tokens)
-                .sum();
-            (covered * 0.25).ceil().max(1.0)
+    let covered = replaced
+        + messages
+            .iter()
+            .map(|&i| t.messages[i as usize].tokens)
+            .sum::<f64>();
+    let (limit, target_tokens) = match (config.target_tokens, config.summary_max_tokens) {
+        (Some(target), max) => {
+            // What the target leaves beside the tail (the summaries replaced are no part of it).
+            let room = target - (drops.tokens - replaced);
+            let limit = max.map_or(room, |max| max.min(room));
+            (limit, limit)
         }
+        (None, Some(max)) => (max, max),
+        (None, None) => (covered, (covered * 0.25).ceil()),
     };
     Some(SummaryPlan {
         messages,
         replaces,
+        limit,
         target_tokens,
         fate,
         position,

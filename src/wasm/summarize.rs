@@ -96,9 +96,15 @@ pub fn summary_message(call: &Call, reading: &Reading, text: &JsString) -> JsVal
     )
 }
 
+/// The tokens of the summary message around its text (the tag, its role, the overhead).
+fn wrapping(call: &Call, reading: &Reading, t: &Transcript) -> Result<f64, JsValue> {
+    let empty = summary_message(call, reading, &JsString::from(""));
+    count_new_message(&empty, call, t.format)
+}
+
 /// What the summarizer is asked for when its summary may have `target` tokens: the
-/// message around it (the tag, its role, the overhead) counts too, so what is left, less a
-/// token for the rounding of the whole (a summary of the tokens it was asked for was over
+/// message around it counts too ([`wrapping`]), so what is left, less a token for the
+/// rounding of the whole (a summary of the tokens it was asked for was over
 /// summaryMaxTokens by those of the wrapping).
 pub fn summary_target(
     call: &Call,
@@ -106,12 +112,7 @@ pub fn summary_target(
     t: &Transcript,
     target: f64,
 ) -> Result<f64, JsValue> {
-    let wrapping = count_new_message(
-        &summary_message(call, reading, &JsString::from("")),
-        call,
-        t.format,
-    )?;
-    Ok((target - wrapping - 1.0).max(1.0))
+    Ok((target - wrapping(call, reading, t)? - 1.0).max(1.0))
 }
 
 /// Asks the summarizer for a summary of the originals at `indices`, reporting
@@ -235,21 +236,30 @@ pub async fn reduce_with_summarizer(
         SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
+    // What is left for the text: the aim less the wrapping (when the aim is a quarter of
+    // the originals, not a bound, as much of the aim as the limit allows).
+    let room = plan.limit - wrapping(call, reading, t)? - 1.0;
+    if room < 1.0 {
+        // No summary fits beside the tail that must stay: what truncate does.
+        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
+    }
+    let aim = plan.target_tokens - (plan.limit - room);
+    let target = aim.max(plan.target_tokens.min(room)).max(1.0);
     let failure = match ask(
         call,
         reading,
         "history",
         &plan.messages,
         &plan.replaces,
-        summary_target(call, reading, t, plan.target_tokens)?,
+        target,
     )
     .await?
     {
         Ok(answer) => {
             let summary = summary_message(call, reading, &answer.text);
             let tokens = count_new_message(&summary, call, t.format)?;
-            match config.summary_max_tokens {
-                Some(max) if tokens > max => {
+            match plan.limit {
+                max if tokens > max => {
                     let failure = Failure::TooLarge(tokens, max);
                     failed(call, "history", &failure)?;
                     failure
