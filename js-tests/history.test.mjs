@@ -353,3 +353,59 @@ test("histories holding millions of messages in all do not run the module out of
   assert.equal((await live[0].prepare()).length, per);
   assert.equal(live.at(-1).original.length, per);
 });
+
+test("the caller's code that a history runs (countTokens, a getter, a config getter) may call that history: no trap, nothing lost", async () => {
+  // stats(), recordUsage(), push() and fromJSON held the history's state while they ran the
+  // caller's code, and a call of the same history from there panicked: RuntimeError:
+  // unreachable (audit).
+  let history, calls = 0;
+  const inside = [];
+  const countTokens = (m) => {
+    if (calls++ === 0) {
+      history.push({ role: "assistant", content: "pushed from countTokens" });
+      inside.push(history.messages.length, history.original.length, history.stats().reductions, history.events.length);
+      history.recordUsage({ outputTokens: 3 });
+    }
+    return 20;
+  };
+  history = new ChatHistory({ maxTokens: 10_000, countTokens }, chat(3));
+  const stats = history.stats();
+  assert.equal(stats.reductions, 0);
+  assert.deepEqual(inside, [8, 8, 0, 0]);
+  assert.equal(history.messages.at(-1).content, "pushed from countTokens");
+  // recordUsage counting the prompt with a countTokens that reads and pushes (a message
+  // edited since, so that it is counted again).
+  await history.prepare();
+  history.push({ role: "user", content: "next" });
+  history.messages[1].content = "edited";
+  calls = 0;
+  history.recordUsage({ inputTokens: 500, outputTokens: 20 });
+  assert.equal(calls > 0, true, "countTokens ran");
+  assert.equal(history.messages.at(-1).content, "pushed from countTokens");
+  // A getter of a pushed message that reads its history while push() checks it.
+  let seen;
+  const message = { role: "user", get content() { seen = history.messages.length; return "from a getter"; } };
+  const before = history.messages.length;
+  history.push(message);
+  assert.equal(seen, before);
+  assert.equal(history.messages.at(-1), message);
+  // A config getter read by prepare().
+  const config = { maxTokens: 10_000 };
+  let other;
+  Object.defineProperty(config, "keepLast", { enumerable: true, get() { other?.messages; return 1; } });
+  other = new ChatHistory(config, chat(2));
+  assert.equal((await other.prepare()).length, 5);
+  // A state whose getter calls the history being read back: fromJSON reads it all first.
+  const state = history.toJSON();
+  const restored = ChatHistory.fromJSON({ ...state, get stats() { return state.stats; } }, { maxTokens: 10_000 });
+  assert.deepEqual(restored.messages, history.messages);
+});
+
+test("fromJSON refuses a state that toJSON did not write (its kind)", () => {
+  const state = new ChatHistory({ maxTokens: 1000 }, chat(1)).toJSON();
+  for (const kind of [undefined, "some-other-lib/Memory"]) {
+    assert.throws(() => ChatHistory.fromJSON({ ...state, kind }, { maxTokens: 1000 }),
+      (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "state" && /state\.kind/.test(e.message));
+  }
+  assert.equal(ChatHistory.fromJSON(JSON.parse(JSON.stringify(state)), { maxTokens: 1000 }).messages.length, 3);
+});

@@ -30,7 +30,7 @@ mkdir -p "$out/dist"
 wasm-bindgen target/wasm32-unknown-unknown/release/chat_history_reducer.wasm \
   --target web --out-dir "$out/dist" --out-name chat_history_reducer
 wasm="$out/dist/chat_history_reducer_bg.wasm"
-node_modules/.bin/wasm-opt -Oz --converge --one-caller-inline-max-function-size=50 \
+node_modules/.bin/wasm-opt --merge-similar-functions -Oz --converge --one-caller-inline-max-function-size=50 \
   --low-memory-unused --strip-debug --strip-producers --strip-target-features \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \

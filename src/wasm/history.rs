@@ -141,16 +141,16 @@ fn counts_array(state: &State) -> Array {
         .collect()
 }
 
-/// The config of one `prepare()`: the user's, with the exact counts and the calibration
-/// learned so far, and a summarizer that counts its calls into `calls.n` (`historyConfig`
-/// in reader.js).
-fn prepare_config(state: &State, calls: &Object) -> JsValue {
+/// What the config of one `prepare()` is made of (by `historyConfig` in reader.js): the
+/// user's, with the exact counts and the calibration learned so far (and a summarizer that
+/// counts its calls).
+fn prepare_config(state: &State) -> (JsValue, JsValue, Option<f64>) {
     let counts = if state.counts.size() > 0 {
         counts_array(state).into()
     } else {
         JsValue::UNDEFINED
     };
-    super::js::history_config(&state.config, &counts, state.calibration, calls)
+    (state.config.clone(), counts, state.calibration)
 }
 
 #[wasm_bindgen]
@@ -181,17 +181,23 @@ impl ChatHistory {
         &self,
         #[wasm_bindgen(unchecked_param_type = "M[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
-        let mut s = self.state.borrow_mut();
+        // (The state is not held while the messages are read: a getter may call this history.)
+        let (len, formats, pending) = {
+            let s = self.state.borrow();
+            (s.messages.length(), s.formats, s.pending_output)
+        };
         let list = array(&messages);
         // (Nothing is appended unless all are messages of the history's format.)
-        s.formats =
-            super::js::check_messages(&list, s.messages.length(), "ChatHistory.push", s.formats)?;
-        if let Some(output) = s.pending_output {
-            let reply = super::js::reply_of(&list);
-            if !reply.is_undefined() {
-                s.counts.set(&reply, &JsValue::from(output));
-                s.pending_output = None;
-            }
+        let formats = super::js::check_messages(&list, len, "ChatHistory.push", formats)?;
+        let reply = match pending {
+            Some(_) => super::js::reply_of(&list),
+            None => JsValue::UNDEFINED,
+        };
+        let mut s = self.state.borrow_mut();
+        s.formats &= formats;
+        if let (Some(output), false) = (s.pending_output, reply.is_undefined()) {
+            s.counts.set(&reply, &JsValue::from(output));
+            s.pending_output = None;
         }
         for m in &messages {
             s.messages.push(m);
@@ -247,15 +253,17 @@ impl ChatHistory {
                 let _ = JsFuture::from(before).await;
             }
             let calls = Object::new();
-            let (messages, config, generation, len) = {
+            let (messages, (config, counts, calibration), generation, len) = {
                 let s = state.borrow();
                 (
                     Array::from(&s.messages),
-                    prepare_config(&s, &calls),
+                    prepare_config(&s),
                     s.generation,
                     s.messages.length(),
                 )
             };
+            // (Reads the caller's config: not while the state is held.)
+            let config = super::js::history_config(&config, &counts, calibration, &calls);
             let result = reduce_value(messages.into(), config).await;
             let mut s = state.borrow_mut();
             // Every call of the summarizer counts, whatever came of it (a rejection under
@@ -324,36 +332,41 @@ impl ChatHistory {
         }
         let input = number("inputTokens")?;
         let output = number("outputTokens")?;
-        let mut s = self.state.borrow_mut();
-        if let (Some(input), Some(len)) = (input, s.prompt_len) {
-            let prompt: Vec<JsValue> = (0..len.min(s.messages.length()))
-                .map(|i| s.messages.get(i))
+        // (The state is not held while messages are read or counted: the caller's code, a
+        // getter or countTokens, may call this history.)
+        let (config, messages, prompt_len, counts) = {
+            let s = self.state.borrow();
+            let m = s.messages.clone();
+            (s.config.clone(), m, s.prompt_len, s.counts.clone())
+        };
+        if let (Some(input), Some(len)) = (input, prompt_len) {
+            let prompt: Vec<JsValue> = (0..len.min(messages.length()))
+                .map(|i| messages.get(i))
                 .collect();
-            let mut call: Call = decode_config(&s.config, true)?;
+            let mut call: Call = decode_config(&config, true)?;
             call.callbacks.token_counts = JsValue::UNDEFINED;
             call.config.calibration = 1.0;
             let (t, _) = decode_messages(&array(&prompt), &call)?;
             let estimates: Vec<f64> = t.messages.iter().map(|m| m.tokens).collect();
-            // Later estimates follow this model's tokenizer.
-            s.calibration = Some(update(s.calibration, t.total_tokens(), input));
             for (m, c) in prompt.iter().zip(spread(&estimates, input)) {
-                s.counts.set(m, &JsValue::from(c));
+                counts.set(m, &JsValue::from(c));
             }
+            // Later estimates follow this model's tokenizer.
+            let mut s = self.state.borrow_mut();
+            s.calibration = Some(update(s.calibration, t.total_tokens(), input));
         }
         if let Some(output) = output {
             // The reply is the model's first message after the prompt (not one the user
             // pushed meanwhile): now, or when it is pushed.
             let after = Array::new();
-            for i in s.prompt_len.unwrap_or(u32::MAX)..s.messages.length() {
-                after.push(&s.messages.get(i));
+            for i in prompt_len.unwrap_or(u32::MAX)..messages.length() {
+                after.push(&messages.get(i));
             }
             let reply = super::js::reply_of(&after);
-            s.pending_output = if reply.is_undefined() {
-                Some(output)
-            } else {
-                s.counts.set(&reply, &JsValue::from(output));
-                None
-            };
+            if !reply.is_undefined() {
+                counts.set(&reply, &JsValue::from(output));
+            }
+            self.state.borrow_mut().pending_output = reply.is_undefined().then_some(output);
         }
         Ok(())
     }
@@ -382,21 +395,26 @@ impl ChatHistory {
         unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }"
     )]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        let s = self.state.borrow();
-        let call = decode_config(&s.config, true)?;
+        // (Counted without holding the state: countTokens may call this history.)
+        let (config, messages, original, stats) = {
+            let s = self.state.borrow();
+            let lists = (s.messages.clone(), s.original.clone());
+            (s.config.clone(), lists.0, lists.1, s.stats)
+        };
+        let call = decode_config(&config, true)?;
         let tokens = |list: &Array| -> Result<f64, JsValue> {
             Ok(decode_messages(list, &call)?.0.total_tokens())
         };
-        let working = tokens(&s.messages)?;
+        let working = tokens(&messages)?;
         let ratio = if working > 0.0 {
-            tokens(&s.original)? / working
+            tokens(&original)? / working
         } else {
             1.0
         };
         let out = Object::new();
-        set(&out, "reductions", s.stats.reductions);
-        set(&out, "summarizerCalls", s.stats.summarizer_calls);
-        set(&out, "tokensSaved", s.stats.tokens_saved);
+        set(&out, "reductions", stats.reductions);
+        set(&out, "summarizerCalls", stats.summarizer_calls);
+        set(&out, "tokensSaved", stats.tokens_saved);
         set(&out, "compressionRatio", ratio);
         Ok(out.into())
     }
@@ -455,17 +473,45 @@ impl ChatHistory {
         if !state.is_object() {
             return Err(state_error("state must be the object toJSON() returned"));
         }
+        if get(&state, "kind") != STATE_KIND {
+            return Err(state_error(
+                "state.kind must be \"chat-history-reducer/ChatHistory\": this is not a state toJSON() wrote",
+            ));
+        }
         if get(&state, "version").as_f64() != Some(STATE_VERSION as f64) {
             return Err(state_error(&format!(
                 "state.version must be {STATE_VERSION} (this state was written by another version)"
             )));
         }
+        // Everything is read from `state` before the history holds it (a getter of the
+        // caller's may run).
         let messages = list(&get(&state, "messages"), "messages")?;
+        let original = list(&get(&state, "original"), "original")?;
+        let counts = get(&state, "counts");
+        let events = list(&get(&state, "events"), "events").ok();
+        let offloaded = get(&state, "offloaded");
+        let offloaded = offloaded
+            .is_object()
+            .then(|| super::js::offloaded_copy(&offloaded));
+        let stats = get(&state, "stats");
+        let stats = Stats {
+            reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
+            summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
+            // (Whole since stats count whole tokens; a state of before may have fractions.
+            // What no history counts, NaN, Infinity or below 0, counts as none, as for the
+            // others.)
+            tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
+        };
+        let prompt_len = get(&state, "promptLength").as_f64().map(|n| n as u32);
+        let pending_output = token_count(&get(&state, "pendingOutputTokens"));
+        // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
+        let calibration = get(&state, "calibration")
+            .as_f64()
+            .filter(|c| (crate::calibration::MIN..=crate::calibration::MAX).contains(c));
         let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = list(&get(&state, "original"), "original")?;
-            let counts = get(&state, "counts");
+            s.original = original;
             if Array::is_array(&counts) {
                 for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
                     // (Only a count recordUsage could have made: another would fail every
@@ -475,28 +521,16 @@ impl ChatHistory {
                     }
                 }
             }
-            if let Ok(events) = list(&get(&state, "events"), "events") {
+            if let Some(events) = events {
                 s.events = events.iter().collect();
             }
-            let offloaded = get(&state, "offloaded");
-            if offloaded.is_object() {
-                s.offloaded = super::js::offloaded_copy(&offloaded);
+            if let Some(offloaded) = offloaded {
+                s.offloaded = offloaded;
             }
-            let stats = get(&state, "stats");
-            s.stats = Stats {
-                reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
-                summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-                // (Whole since stats count whole tokens; a state of before may have fractions.
-                // What no history counts, NaN, Infinity or below 0, counts as none, as for the
-                // others.)
-                tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
-            };
-            s.prompt_len = get(&state, "promptLength").as_f64().map(|n| n as u32);
-            s.pending_output = token_count(&get(&state, "pendingOutputTokens"));
-            // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
-            s.calibration = get(&state, "calibration")
-                .as_f64()
-                .filter(|c| (crate::calibration::MIN..=crate::calibration::MAX).contains(c));
+            s.stats = stats;
+            s.prompt_len = prompt_len;
+            s.pending_output = pending_output;
+            s.calibration = calibration;
         }
         Ok(history)
     }
