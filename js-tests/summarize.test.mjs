@@ -818,3 +818,23 @@ test("summarize with only a message target: asked for a quarter of what it repla
   const ok = await reduce(history, { strategy: "summarize", targetMessages: 4, thresholdMessages: 0, summarizer: async () => "Short." });
   assert.equal(ok.summary.content, "<conversation-summary>\nShort.\n</conversation-summary>");
 });
+
+test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {
+  const history = [{ role: "system", content: "You are an agent." }];
+  for (let r = 0; r < 20; r++) {
+    history.push({ role: "user", content: `task ${r}: ${"details ".repeat(30)}` });
+    history.push({ role: "assistant", content: null, tool_calls: [{ id: `c${r}`, type: "function", function: { name: "search", arguments: `{"q":${r}}` } }] });
+    history.push({ role: "tool", tool_call_id: `c${r}`, content: `result ${r} ${"data ".repeat(60)}` });
+    history.push({ role: "assistant", content: `done with task ${r}` });
+  }
+  let calls = 0;
+  const started = Date.now();
+  const r = await reduce(history, {
+    strategy: "progressive", maxTokens: 2000, timeoutMs: 100,
+    summarizer: () => { calls++; return new Promise(() => {}); },
+  });
+  assert.equal(calls, 1);
+  assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+  assert.deepEqual(r.events.filter((e) => e.type === "summarizeFailed").map((e) => e.reason), ["timeout"]);
+  assert.ok(r.tokensAfter <= 1600 || r.overBudget);
+});

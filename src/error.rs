@@ -132,7 +132,7 @@ pub fn show(n: f64) -> String {
     if n.is_infinite() {
         return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    let sign = if n < 0.0 { "-" } else { "" };
+    let mut out = String::from(if n < 0.0 { "-" } else { "" });
     let a = n.abs();
     if a >= 1e15 {
         // (A loop, not `log10`: that would pull in half a kilobyte of libm.)
@@ -141,18 +141,38 @@ pub fn show(n: f64) -> String {
             m /= 10.0;
             e += 1;
         }
-        return format!("{sign}{}e{e}", m as u64);
+        digits(m as u64, 1, &mut out);
+        out.push('e');
+        digits(e, 1, &mut out);
+        return out;
     }
-    let whole = a.trunc() as u64;
     let milli = ((a - a.trunc()) * 1000.0).round() as u64;
-    match milli {
-        0 => format!("{sign}{whole}"),
-        1000 => format!("{sign}{}", whole + 1),
-        _ => {
-            let frac = format!("{milli:03}");
-            format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
+    // (999.9996 is 1000.)
+    digits(a.trunc() as u64 + milli / 1000, 1, &mut out);
+    if milli % 1000 > 0 {
+        out.push('.');
+        let mut frac = milli % 1000;
+        let mut width = 3;
+        while frac % 10 == 0 {
+            frac /= 10;
+            width -= 1;
         }
+        digits(frac, width, &mut out);
     }
+    out
+}
+
+/// `v` in decimal, at least `width` digits (the integer formatting of `core::fmt`, for the
+/// one number type, costs more of the wasm build).
+fn digits(mut v: u64, width: usize, out: &mut String) {
+    let mut buf = [b'0'; 20];
+    let mut at = buf.len();
+    while v > 0 || buf.len() - at < width {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    out.extend(buf[at..].iter().map(|&b| b as char));
 }
 
 #[cfg(test)]
@@ -169,5 +189,11 @@ mod tests {
         assert_eq!(show(f64::NEG_INFINITY), "-Infinity");
         assert_eq!(show(3e20), "3e20");
         assert_eq!(show(-1.5e300), "-1e300");
+        assert_eq!(show(0.0), "0");
+        assert_eq!(show(0.05), "0.05");
+        assert_eq!(show(1.9996), "2");
+        assert_eq!(show(12.3404), "12.34");
+        assert_eq!(show(9007199254740991.0), "9e15");
+        assert_eq!(show(999999999999999.0), "999999999999999");
     }
 }

@@ -568,6 +568,20 @@ impl<'a> Progressive<'a> {
         self.pending = None;
     }
 
+    /// Asks for no more summaries (the summarizer timed out: a reduction waits for it once):
+    /// what is queued that needs one is dropped, later stages that need one are skipped, and
+    /// tool runs still to compress get digests.
+    pub fn stop_summarizing(&mut self) {
+        self.has_summarizer = false;
+        self.queue
+            .retain(|a| matches!(a, Action::Offload { .. } | Action::CompressRun { .. }));
+    }
+
+    /// Whether summaries may be asked for.
+    pub fn summarizing(&self) -> bool {
+        self.has_summarizer
+    }
+
     /// The number of events of the stages closed so far (a stage's event is made when the
     /// next begins, or by [`Progressive::finish`]).
     pub fn events_so_far(&self) -> usize {

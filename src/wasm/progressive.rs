@@ -145,14 +145,16 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).
     let (failures, places) = (Array::new(), Array::new());
-    // A failed summary: throw, or note it and go on without it.
+    // A failed summary: throw, or note it and go on without it; whether it timed out (the
+    // summarizer is then asked nothing more: `timeoutMs` bounds the whole reduction's wait
+    // by about itself, not by itself for each summary).
     let on_failure = |kind: &str, failure: Failure, fallback: &str, at: usize| {
         if config.on_summarizer_error == OnSummarizerError::Throw {
             return Err(failure_error(call, &failure));
         }
         failures.push(&failure_event(call, kind, &failure, fallback));
         places.push(&JsValue::from(at as u32));
-        Ok::<(), JsValue>(())
+        Ok::<bool, JsValue>(matches!(failure, Failure::Timeout))
     };
     loop {
         let action = p.next_action();
@@ -167,7 +169,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                     .map(|&i| t.messages[i as usize].tokens)
                     .sum::<f64>()
                     * 0.2;
-                let summary = if config.has_summarizer {
+                let summary = if p.summarizing() {
                     match ask(
                         call,
                         reading,
@@ -183,7 +185,9 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             JsValue::from(answer.text)
                         }
                         Err(failure) => {
-                            on_failure("toolRun", failure, "digest", p.events_so_far())?;
+                            if on_failure("toolRun", failure, "digest", p.events_so_far())? {
+                                p.stop_summarizing();
+                            }
                             JsValue::UNDEFINED
                         }
                     }
@@ -216,7 +220,9 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                         })
                     }
                     Err(failure) => {
-                        on_failure("round", failure, "none", p.events_so_far())?;
+                        if on_failure("round", failure, "none", p.events_so_far())? {
+                            p.stop_summarizing();
+                        }
                         None
                     }
                 }
@@ -232,7 +238,9 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                     rewritten(reading, w, *message)
                 }
                 Err(failure) => {
-                    on_failure(kind.name(), failure, "none", p.events_so_far())?;
+                    if on_failure(kind.name(), failure, "none", p.events_so_far())? {
+                        p.stop_summarizing();
+                    }
                     None
                 }
             },
