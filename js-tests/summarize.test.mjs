@@ -838,3 +838,33 @@ test("progressive: a summarizer that timed out is asked nothing more in that red
   assert.deepEqual(r.events.filter((e) => e.type === "summarizeFailed").map((e) => e.reason), ["timeout"]);
   assert.ok(r.tokensAfter <= 1600 || r.overBudget);
 });
+
+test("a reduction that rejects still ends its reduceStart with a reduceEnd (the error in it); an abort is a summarizeFailed too", async () => {
+  // A UI that shows "summarizing…" from summarizeStart to reduceEnd was left spinning (audit).
+  const history = chat(30);
+  // (AbortSignal.timeout's timer does not keep Node's event loop alive.)
+  const abortIn = (ms) => { const c = new AbortController(); setTimeout(() => c.abort(), ms); return c.signal; };
+  const cases = [
+    ["aborted before", { signal: AbortSignal.abort() }, "ABORTED", ["summarizeFailed:aborted"]],
+    ["aborted during", { signal: abortIn(20), summarizer: () => new Promise(() => {}) }, "ABORTED", ["summarizeFailed:aborted"]],
+    ["rejected, throw", { onSummarizerError: "throw", summarizer: async () => { throw new Error("down"); } }, "SUMMARIZER_FAILED", ["summarizeFailed:rejected"]],
+    ["budget", { strategy: "truncate", maxTokens: 5, onOverBudget: "error" }, "BUDGET_UNREACHABLE", []],
+  ];
+  for (const [name, extra, code, failed] of cases) {
+    const events = [];
+    const config = { strategy: "summarize", targetMessages: 6, summarizer: async () => "s", onEvent: (e) => events.push(e), ...extra };
+    const error = await reduce(history, config).then(() => undefined, (e) => e);
+    assert.equal(error?.code, code, name);
+    const types = events.map((e) => e.type + (e.reason ? `:${e.reason}` : ""));
+    assert.equal(types[0], "reduceStart", name);
+    assert.deepEqual(types.filter((t) => t.startsWith("summarizeFailed")), failed, name);
+    const end = events.at(-1);
+    assert.equal(end.type, "reduceEnd", name);
+    assert.equal(end.reduced, false, name);
+    assert.equal(end.error, error, name);
+    assert.equal(end.tokensAfter, end.tokensBefore, name);
+  }
+  const events = [];
+  assert.throws(() => reduceSync(history, { maxTokens: 5, onOverBudget: "error", onEvent: (e) => events.push(e.type) }), (e) => e.code === "BUDGET_UNREACHABLE");
+  assert.deepEqual(events, ["reduceStart", "reduceEnd"]);
+});

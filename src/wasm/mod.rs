@@ -72,6 +72,12 @@ pub fn reduce_sync(
 
 /// The strategies without a summarizer (`SUMMARIZER_REQUIRES_ASYNC` for the others).
 fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
+    let started = js::now();
+    reduce_reported(call, t, reading).map_err(|e| summarize::ended_with(call, t, started, e))
+}
+
+/// [`reduce_now`], which reports `reduceEnd` when this fails after `reduceStart`.
+fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
         return progressive::reduce_sync(call, t, reading);
     }
@@ -182,15 +188,17 @@ impl Started {
             transcript,
             reading,
         } = self;
-        match call.config.strategy {
+        let started = js::now();
+        let result = match call.config.strategy {
             Strategy::Progressive if call.config.needs_summarizer() => {
                 progressive::reduce(&call, &transcript, &reading).await
             }
             Strategy::Summarize => {
                 summarize::reduce_with_summarizer(&call, &transcript, &reading).await
             }
-            _ => reduce_now(&call, &transcript, &reading),
-        }
+            _ => return reduce_now(&call, &transcript, &reading),
+        };
+        result.map_err(|e| summarize::ended_with(&call, &transcript, started, e))
     }
 }
 

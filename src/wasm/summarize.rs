@@ -171,6 +171,12 @@ pub async fn ask(
                 ErrorCode::Aborted,
                 "the reduction was aborted through config.signal; the input is untouched",
             );
+            // (The abort is the error, whatever onEvent throws now.)
+            let _ = report(call, "summarizeFailed", |ev| {
+                set(ev, "kind", kind);
+                set(ev, "reason", "aborted");
+                set(ev, "message", e.message.as_str());
+            });
             return Err(summarizer_error(
                 e.code.as_str(),
                 &e.message,
@@ -305,6 +311,23 @@ pub fn finish_plain(
     started: f64,
 ) -> Result<JsValue, JsValue> {
     finish(call, reading, r, Writings::none(), core_events(r), started)
+}
+
+/// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so
+/// that they stay a pair): nothing reduced, and the error. Returns the error (not what
+/// `onEvent` may throw now).
+#[cold]
+#[inline(never)]
+pub fn ended_with(call: &Call, t: &Transcript, started: f64, error: JsValue) -> JsValue {
+    let tokens = t.total_tokens();
+    let _ = report(call, "reduceEnd", |e| {
+        set(e, "reduced", false);
+        set(e, "tokensBefore", tokens);
+        set(e, "tokensAfter", tokens);
+        set(e, "durationMs", now() - started);
+        set(e, "error", error.clone());
+    });
+    error
 }
 
 /// Reports `reduceEnd` and encodes the result.
