@@ -792,11 +792,15 @@ test("summarize: the summary may have no more than the target leaves beside the 
   assert.deepEqual([r.overBudget, r.tokensAfter], [false, 571 + 28]);
   r = await reduce(history, { ...config, targetTokens: 700 });
   assert.equal(requests.at(-1).targetTokens, 129 - 9 - 1, "below summaryMaxTokens (175)");
-  // The default tag's wrapping alone (47) is over the 29 left: no summary is asked for.
+  // The default tag's wrapping alone (47) is over the 29 left: no summary is asked for, and
+  // that is a summary too large (reported; or SUMMARY_TOO_LARGE).
   r = await reduce(history, { ...config, summaryTag: undefined });
   assert.equal(requests.length, 2, "not asked");
-  assert.deepEqual(r.events.map((e) => e.type), ["truncate"]);
+  assert.deepEqual(r.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
   assert.deepEqual([r.overBudget, r.tokensAfter], [false, 571]);
+  await assert.rejects(reduce(history, { ...config, summaryTag: undefined, onSummarizerError: "throw" }),
+    (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
+  assert.equal(requests.length, 2, "not asked");
 });
 
 test("summarize with only a message target: asked for a quarter of what it replaces; a summary longer than that is too large", async () => {

@@ -244,23 +244,28 @@ pub async fn reduce_with_summarizer(
     };
     // What is left for the text: the aim less the wrapping (when the aim is a quarter of
     // the originals, not a bound, as much of the aim as the limit allows).
-    let room = plan.limit - wrapping(call, reading, t)? - 1.0;
-    if room < 1.0 {
-        // No summary fits beside the tail that must stay: what truncate does.
-        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
-    }
+    let wrapping = wrapping(call, reading, t)?;
+    let room = plan.limit - wrapping - 1.0;
     let aim = plan.target_tokens - (plan.limit - room);
     let target = aim.max(plan.target_tokens.min(room)).max(1.0);
-    let failure = match ask(
-        call,
-        reading,
-        "history",
-        &plan.messages,
-        &plan.replaces,
-        target,
-    )
-    .await?
-    {
+    let asked = if room < 1.0 {
+        // Not even the shortest summary fits beside what must stay: one too large, without
+        // asking.
+        let failure = Failure::TooLarge(wrapping + 1.0, plan.limit);
+        failed(call, "history", &failure)?;
+        Err(failure)
+    } else {
+        ask(
+            call,
+            reading,
+            "history",
+            &plan.messages,
+            &plan.replaces,
+            target,
+        )
+        .await?
+    };
+    let failure = match asked {
         Ok(answer) => {
             let summary = summary_message(call, reading, &answer.text);
             let tokens = count_new_message(&summary, call, t.format)?;
