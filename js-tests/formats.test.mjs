@@ -840,3 +840,26 @@ test("openai-responses: what a call the API ran itself brought back counts (MCP 
   h.at(-1).output = "short";
   assert.equal(estimateTokens(h), estimateTokens(structuredClone(h)), "an output replaced");
 });
+
+test("priority: a Responses reasoning item before the answer keeps the pair a pair (keepRecentPairs)", () => {
+  const msg = (role, text) => ({ type: "message", role, content: [{ type: role === "assistant" ? "output_text" : "input_text", text }] });
+  const items = [msg("user", "q1"), { type: "reasoning", id: "rs_1", summary: [] }, msg("assistant", "a1"), msg("user", "q2")];
+  const config = { strategy: "priority", maxTokens: 100, keepLast: 0, keepRecentPairs: 2 };
+  // Without the reasoning item the pair stays; with it, the answer went and q1 stayed alone.
+  assert.deepEqual(reduceSync([items[0], items[2], items[3]], { ...config, tokenCounts: [100, 40, 100] }).kept, [0, 1, 2]);
+  assert.deepEqual(reduceSync(items, { ...config, tokenCounts: [100, 10, 30, 100] }).kept, [0, 1, 2, 3]);
+});
+
+test("priority: of the groups kept only for startOn, the user input stays and the tool groups after it may go", () => {
+  // keepLast protects an answer whose question is older: the history must start on that
+  // question, but the tool call between them is what priority removes first.
+  const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{}" } }] };
+  const history = [{ role: "user", content: "q1" }, call, { role: "tool", tool_call_id: "c1", content: "huge" },
+    { role: "assistant", content: "a1" }, { role: "user", content: "q2" }, { role: "assistant", content: "a2" }];
+  const r = reduceSync(history, { strategy: "priority", maxTokens: 100, keepLast: 3, tokenCounts: [10, 10, 500, 10, 10, 10] });
+  assert.deepEqual([r.kept, r.tokensAfter, r.overBudget], [[0, 3, 4, 5], 40, false]);
+  assert.equal(analyze(history, { strategy: "priority", maxTokens: 100, keepLast: 3 }).messages[1].protected, false);
+  // truncate cuts a prefix: the span stays protected there.
+  const t = reduceSync(history, { maxTokens: 100, keepLast: 3, tokenCounts: [10, 10, 500, 10, 10, 10] });
+  assert.deepEqual([t.kept, t.overBudget], [[0, 1, 2, 3, 4, 5], true]);
+});

@@ -36,9 +36,9 @@ pub struct Analysis {
 pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
     let s = Structure::of(t);
     let mut protection = protect(t, &s, config);
-    // What `priority` protects besides: its newest user/assistant pairs.
+    // What `priority` protects (its newest user/assistant pairs besides).
     if config.strategy == crate::config::Strategy::Priority {
-        crate::strategies::priority::protect_recent_pairs(
+        crate::strategies::priority::protect_for_priority(
             t,
             &s,
             &mut protection,

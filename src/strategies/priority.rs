@@ -5,7 +5,7 @@ use super::{choose_drops, drop_reduction, Reduction};
 use crate::budget::Targets;
 use crate::config::Config;
 use crate::error::ReduceError;
-use crate::protect::Protection;
+use crate::protect::{starts_on_user, Protection};
 use crate::structure::Structure;
 use crate::transcript::{Role, Transcript};
 
@@ -16,7 +16,7 @@ pub fn priority(
     config: &Config,
 ) -> Result<Reduction, ReduceError> {
     let mut protection = protection.to_vec();
-    protect_recent_pairs(t, s, &mut protection, config.keep_recent_pairs);
+    protect_for_priority(t, s, &mut protection, config.keep_recent_pairs);
     let tools = (0..s.groups.len()).filter(|&g| s.groups[g].has_tool);
     let others = (0..s.groups.len()).filter(|&g| !s.groups[g].has_tool);
     let targets = Targets::of(config);
@@ -24,14 +24,28 @@ pub fn priority(
     drop_reduction(t, s, drops, config, &targets, "priority")
 }
 
-/// Protects the newest `pairs` user inputs, each with the assistant's answer in its round
-/// (the round's last assistant group without tool calls).
-pub(crate) fn protect_recent_pairs(
+/// What `priority` protects, from what every strategy protects (`p`): the newest `pairs`
+/// user/assistant pairs besides; and of the groups kept for `startOn` only, the user input
+/// that the history starts on, not the groups between it and the protected one after it
+/// (a `truncate` cuts a prefix only, but `priority` removes tool groups from the middle).
+pub(crate) fn protect_for_priority(
     t: &Transcript,
     s: &Structure,
     p: &mut [Protection],
     pairs: usize,
 ) {
+    for (g, slot) in p.iter_mut().enumerate() {
+        if *slot == Protection::StartOnUser && !starts_on_user(t, s, g) {
+            *slot = Protection::None;
+        }
+    }
+    protect_recent_pairs(t, s, p, pairs);
+}
+
+/// Protects the newest `pairs` user inputs, each with the assistant's answer in its round
+/// (the round's last assistant group without tool calls; a Responses reasoning item before
+/// the answer is part of its group).
+fn protect_recent_pairs(t: &Transcript, s: &Structure, p: &mut [Protection], pairs: usize) {
     let mut left = pairs;
     let mut answer: Option<usize> = None;
     for g in (0..s.groups.len()).rev() {
@@ -50,7 +64,10 @@ pub(crate) fn protect_recent_pairs(
                 }
             }
             left -= 1;
-        } else if answer.is_none() && !group.has_tool && first.role == Role::Assistant {
+        } else if answer.is_none()
+            && !group.has_tool
+            && group.range().any(|i| t.messages[i].role == Role::Assistant)
+        {
             answer = Some(g);
         }
     }
