@@ -4,21 +4,21 @@
 // V8 compiles a function lazily, on its first call, unless it is a function expression in
 // parentheses: `(function f() {…})` is compiled with the script around it (the "PIFE"
 // heuristic, the same in Chromium and in workerd). A first `reduceSync` ran ~120 functions of
-// the glue and of the snippet modules (src/wasm/*.js and formats/*.js, which wasm-bindgen
-// copies into dist/snippets/), each compiled on the spot: 2–3 ms of a ~7 ms first call. This
-// rewrites `function f(…) {…}` at the top level into `const f = (function f(…) {…});` for the
-// functions below, wraps the glue's import functions the same way, and moves the methods of
-// the classes below out of the class body into `Object.defineProperties(C.prototype, …)` as
-// such expressions (a method cannot be one): the compiling moves to the `import`, which an
-// app does at load, before its first message.
+// the glue and of the snippet modules (src/wasm/*.js and formats/*.js, under dist/snippets/
+// as one reader.js: scripts/bundle.mjs runs before), each compiled on the spot: 2–3 ms of a
+// ~7 ms first call. This rewrites `function f(…) {…}` at the top level into
+// `const f = (function f(…) {…});` for the functions below, wraps the glue's import functions
+// the same way, and moves the methods of the classes below out of the class body into
+// `Object.defineProperties(C.prototype, …)` as such expressions (a method cannot be one): the
+// compiling moves to the `import`, which an app does at load, before its first message.
 //
-// Only the functions a call runs are listed for the snippet modules: the summarizer's, the
-// analysis's and the error paths stay lazy (compiling them at load would cost the load more
-// than it saves). Each listed name is looked for in every snippet module, and must be
+// Only the functions a call runs are listed: the summarizer's, the analysis's and the error
+// paths stay lazy (compiling them at load would cost the load more than it saves). Each
+// listed name is looked for in every snippet module (one, since bundle.mjs), and must be
 // declared by exactly one: a name no module declares (renamed, removed) or two declare fails
 // the build. A function called while its module is evaluated (`table`, `sameByStamp`) must
 // stay a declaration, hoisted, and one a top-level statement refers to (`READERS` holds the
-// readers) must be defined above it or in a module evaluated before (one it imports): the
+// readers) must be defined above it (bundle.mjs writes a module after those it imports): the
 // rewritten modules are imported at the end, so a wrong order fails the build, as does a
 // glue without the import functions this expects.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";

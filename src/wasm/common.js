@@ -1,7 +1,7 @@
 // What all of the boundary's JavaScript uses: the error it throws, the role codes and flags
 // it shares with the core, and small helpers (own keys, values in words, JSON text).
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 /**
  * The error every function of this package throws for bad input or a failed reduction.

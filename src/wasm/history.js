@@ -1,7 +1,7 @@
 // `ChatHistory`'s helpers (src/wasm/history.rs): the config of one prepare(), its offloaded
 // originals, where the model's reply starts, and the check of the messages it takes.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { bad, describe, own, ReduceError } from "./common.js";
 import { langchainShape, looksLangChain } from "./formats/langchain.js";

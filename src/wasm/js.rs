@@ -7,9 +7,10 @@
 //! function is imported from the module that defines it. wasm-bindgen ships only the modules
 //! such an attribute names (it copies them, at their paths, into the package's
 //! `dist/snippets/<crate>-<hash>/`, and the test runner into its own directory), not the
-//! modules they import: a module no block names is missing from the package, and every
-//! import of it fails. The modules the core calls nothing from (the formats' readers) are
-//! named by the blocks at the end, which declare a type each: no import in the .wasm, no
+//! modules they import: a module no block names is missing, and every import of it fails
+//! (the test runner's, and the build's `scripts/bundle.mjs`, which writes them into one
+//! module for the package). The modules the core calls nothing from (the formats' readers)
+//! are named by the blocks at the end, which declare a type each: no import in the .wasm, no
 //! code, and the module shipped.
 
 use js_sys::{Array, JsString, Object};

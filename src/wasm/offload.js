@@ -2,8 +2,8 @@
 // Offloading and rewriting (progressive): a rewritten message is a shallow copy of the
 // original with only its text changed, in the same format; the original is kept under a
 // content-derived id for the context_reload tool.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { jsonText, TOOL } from "./common.js";
 import { MEDIA_OUTPUTS, textOfPart } from "./formats/content.js";

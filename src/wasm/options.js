@@ -1,6 +1,6 @@
 // Reading the config's options for the core: all of them in one pass, each by its kind.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { MAX_MESSAGES, reason, ReduceError } from "./common.js";
 

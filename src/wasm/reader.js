@@ -3,8 +3,12 @@
 // the core asks for), and keeps what it read for the next calls. The formats' readers are
 // formats/*.js; results, summaries, offloading, options and ChatHistory's helpers have
 // modules of their own.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+//
+// The modules import one another without a cycle: common.js, formats/stamps.js and
+// formats/content.js <- each format's reader <- formats/index.js <- results.js <- reader.js
+// <- history.js, and results.js <- summaries.js <- offload.js; options.js needs common.js only.
 
 import {
   bad, CALL, describe, jsonText, MAX_MESSAGES, own, plainJson, reason, ReduceError, RESULT,

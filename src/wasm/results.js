@@ -1,7 +1,7 @@
 // What a reduction hands back: its result (`buildResult`, with the orphan results a kept
 // message loses), `analyze`'s analysis, and events for `onEvent`.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { CALL } from "./common.js";
 import { linkId } from "./formats/content.js";

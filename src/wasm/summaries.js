@@ -1,8 +1,8 @@
 // ---------------------------------------------------------------------------------------
 // Summaries: written in the input's own format, recognised later by their tag.
 // The summarizer's call too (`callSummarizer`), and why a summary failed, in words.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { describe, reason, ReduceError } from "./common.js";
 import { orphanResults, withoutOrphans } from "./results.js";

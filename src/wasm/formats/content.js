@@ -1,7 +1,7 @@
 // What the formats' readers share: the part types that tell formats apart, payloads and
 // media, the notes a reduction writes, a message's opening text.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { bad, COMPRESSED, PREVIEW, REAL_USER, SUMMARY, table } from "../common.js";
 

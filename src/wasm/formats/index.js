@@ -1,7 +1,7 @@
 // The formats by name (`READERS`, in the order auto-detection prefers) and by the core's
 // numbers (`FORMAT_CODES`), auto-detection, and a message's content field in each format.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { bad, reason, ReduceError } from "../common.js";
 import { sameWith } from "./stamps.js";

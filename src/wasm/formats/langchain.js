@@ -1,7 +1,7 @@
 // ---- langchain: LangChain.js messages --------------------------------------------------
 // One format's reader (what each has: the head of formats/content.js).
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { ASSISTANT, bad, OTHER, REAL_USER, SYSTEM, table, TOOL, USER } from "../common.js";
 import { contentFlags, linkId } from "./content.js";

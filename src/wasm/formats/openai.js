@@ -1,7 +1,7 @@
 // ---- openai: Chat Completions ---------------------------------------------------------
 // One format's reader (what each has: the head of formats/content.js).
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { ASSISTANT, bad, describe, REAL_USER, SYSTEM, TOOL, USER } from "../common.js";
 import { sameInside, slot, stampWith } from "./stamps.js";

@@ -1,7 +1,7 @@
 // Stamps: the fields of each message that its reading depends on, which the next call
 // compares by identity to take that reading over.
-// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is
-// (see src/wasm/js.rs).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 /**
  * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
