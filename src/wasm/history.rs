@@ -143,7 +143,7 @@ fn counts_array(state: &State) -> Array {
 
 /// The config of one `prepare()`: the user's, with the exact counts and the calibration
 /// learned so far, and a summarizer that counts its calls into `calls.n` (`historyConfig`
-/// in reader.js).
+/// in history.js).
 fn prepare_config(state: &State, calls: &Object) -> JsValue {
     let counts = if state.counts.size() > 0 {
         counts_array(state).into()

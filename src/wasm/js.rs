@@ -180,7 +180,7 @@ extern "C" {
     #[wasm_bindgen(js_name = setCompleter)]
     pub fn set_completer(complete: &js_sys::Function);
 
-    /// `analyze`'s result from its columns (see `buildAnalysis` in reader.js).
+    /// `analyze`'s result from its columns (see `buildAnalysis` in results.js).
     #[wasm_bindgen(js_name = buildAnalysis)]
     #[allow(clippy::too_many_arguments)]
     pub fn build_analysis(
@@ -317,7 +317,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
-    /// mask of `reader.js`; under a named format its code with the flag 1 << 30), may take
+    /// mask of `formats/index.js`; under a named format its code with the flag 1 << 30), may take
     /// `values`: an error if one is not a message, not of those formats, or refused by their
     /// reader; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
