@@ -1,13 +1,13 @@
 // scripts/eager.mjs (run by the build on the package's JavaScript): what it rewrites behaves
-// as before, with the descriptors a class gives its methods, and the installed package was
-// rewritten.
+// as before, with the descriptors a class gives its methods, each listed name is found in
+// exactly one snippet module, and the installed package was rewritten.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { wrapClassMethods, wrapDeclarations, wrapImports } from "./eager.mjs";
+import { placeNames, wrapClassMethods, wrapDeclarations, wrapImports } from "./eager.mjs";
 
 const load = (source) => import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 
@@ -92,6 +92,22 @@ test("methods moved out of a class body keep their descriptors' flags and this",
   assert.throws(() => wrapClassMethods(selfDefault, new Set(["Box"]), "fixture"), /Box\.plus uses the name plus/);
 });
 
+test("each listed name is declared by exactly one snippet module, else the build fails", () => {
+  const sources = new Map([
+    ["a.js", "export function one() {}\nfunction two(x) {\n  return x;\n}\nexport class Box {\n}\n"],
+    ["b.js", "export async function three() {}\nconst four = () => 4;\n  function nested() {}\n"],
+  ]);
+  const byFile = placeNames(sources, ["one", "two", "three"], "function");
+  assert.deepEqual([...byFile].map(([f, names]) => [f, [...names]]), [["a.js", ["one", "two"]], ["b.js", ["three"]]]);
+  assert.deepEqual([...placeNames(sources, ["Box"], "class")].map(([f, names]) => [f, [...names]]), [["a.js", ["Box"]]]);
+  // A name no module declares at the top level (a const, a nested function), or two modules do.
+  assert.throws(() => placeNames(sources, ["one", "four"], "function"), /no snippet module declares the top-level function four/);
+  assert.throws(() => placeNames(sources, ["nested"], "function"), /no snippet module declares the top-level function nested/);
+  assert.throws(() => placeNames(sources, ["one"], "class"), /no snippet module declares the top-level class one/);
+  const twice = new Map([...sources, ["c.js", "function one() {}\n"]]);
+  assert.throws(() => placeNames(twice, ["one"], "function"), /declared by several snippet modules: one \(a\.js, c\.js\)/);
+});
+
 const IMPORTS = `
 function handleError(f, args) {
   try { return f.apply(this, args); } catch (e) { return "caught: " + e.message; }
@@ -142,6 +158,11 @@ test("the installed package was rewritten", () => {
   assert.match(glue, /^ +\w+: \(function\(arg0, [^)]*\) \{ return handleError\(\(function \(arg0, [^)]*\) \{\n +const ret = readMessages\(/m);
   assert.match(reader, /^export const readMessages = \(function readMessages\(/m);
   assert.match(reader, /^Object\.defineProperties\(Reading\.prototype, \{\n(  \/\*\*.*\n(   \*.*\n)*)?  \w+: \{ value: \(function \w+\(/m);
+  // The listed functions and classes of every module bundled into it (scripts/bundle.mjs).
+  assert.match(reader, /^const own = \(function own\(/m);
+  assert.match(reader, /^const readOpenAI = \(function readOpenAI\(/m);
+  assert.match(reader, /^Object\.defineProperties\(Stamps\.prototype, \{$/m);
+  assert.match(reader, /^export async function callSummarizer\(/m, "a function not listed stays a declaration");
 });
 
 test("the Node and workerd entries warm up with dist/warm.js, whose reduction succeeds", async () => {

@@ -255,7 +255,7 @@ test("counts are cached by message object, and a changed message is counted agai
 });
 
 test("a reduction served again from the cache hands out arrays of its own", () => {
-  // The same messages again reuse the last reduction and copy its lists (reader.js
+  // The same messages again reuse the last reduction and copy its lists (results.js
   // `LISTED`): what a caller does to one result must not show in the next.
   const history = conversation(30);
   const config = { maxTokens: 300 };
@@ -329,7 +329,7 @@ test("a long history edited in place is read again where it changed", () => {
   assert.equal(count(), fresh(), "a role changed");
   const roles = (h) => analyze(h, { maxTokens: 1e6 }).messages.map((m) => m.role);
   assert.deepEqual(roles(history), roles(structuredClone(history)), "a role changed");
-  // Calls and results, read by role (reader.js reads each role's fields apart).
+  // Calls and results, read by role (formats/openai.js reads each role's fields apart).
   history.push({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] });
   history.push({ role: "tool", tool_call_id: "c1", content: "one" });
   const groups = (h) => analyze(h, { maxTokens: 1e6 }).messages.map((m) => m.group);

@@ -376,7 +376,7 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
 
 test("the same on long histories: readings kept in chunks (texts, stamps) across their boundaries", () => {
   // Thousands of messages: a reading's texts and stamps are kept in chunks of thousands
-  // (reader.js `TextChunks`, `Stamps`); histories that grow, are cut and edited cross them.
+  // (reader.js `TextChunks`, formats/stamps.js `Stamps`); histories that grow, are cut and edited cross them.
   takeOverDecidesAsFreshRead(12, 7, 2600, 4);
 });
 

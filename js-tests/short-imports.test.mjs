@@ -10,8 +10,11 @@ import { renameGlue, renameImports, shortName } from "./short-imports.mjs";
 
 const GLUE_MODULE = "./x_bg.js";
 const SNIPPET = "./snippets/x-0123456789abcdef/src/wasm/reader.js";
+/** A second snippet module: each of src/wasm/*.js that the .wasm imports from is one. */
+const SNIPPET2 = "./snippets/x-0123456789abcdef/src/wasm/results.js";
 
-/** A module importing three functions and a memory, whose export `run` calls the three. */
+/** A module importing four functions (from the glue and two snippet modules) and a memory,
+ * whose export `run` calls the four. */
 function tinyModule() {
   const str = (s) => [s.length, ...Buffer.from(s)];
   const leb = (n) => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...leb(n >>> 7)]);
@@ -20,6 +23,7 @@ function tinyModule() {
     [GLUE_MODULE, "__wbg_log_0123456789abcdef", [0x00, 0]],
     [SNIPPET, "readMessages", [0x00, 0]],
     [GLUE_MODULE, "__wbindgen_init_externref_table", [0x00, 0]],
+    [SNIPPET2, "now", [0x00, 0]],
     [GLUE_MODULE, "memory", [0x02, 0x00, 1]],
   ];
   return Uint8Array.from([
@@ -27,26 +31,27 @@ function tinyModule() {
     ...section(1, [1, 0x60, 0, 0]),
     ...section(2, [imports.length, ...imports.flatMap(([m, n, d]) => [...str(m), ...str(n), ...d])]),
     ...section(3, [1, 0]),
-    ...section(7, [1, ...str("run"), 0x00, 3]),
-    ...section(10, [1, 8, 0, 0x10, 0, 0x10, 1, 0x10, 2, 0x0b]),
+    ...section(7, [1, ...str("run"), 0x00, 4]),
+    ...section(10, [1, 10, 0, 0x10, 0, 0x10, 1, 0x10, 2, 0x10, 3, 0x0b]),
   ]);
 }
 
-test("renamed imports: short names and modules, the snippet's names kept, the module still runs", async () => {
+test("renamed imports: short names and modules, the snippet modules' names kept, the module still runs", async () => {
   const glueOwn = (module, name) => module === GLUE_MODULE && name.startsWith("__wb");
   const { wasm, modules, names } = renameImports(tinyModule(), glueOwn);
-  assert.deepEqual([...modules], [[GLUE_MODULE, "a"], [SNIPPET, "b"]]);
+  assert.deepEqual([...modules], [[GLUE_MODULE, "a"], [SNIPPET, "b"], [SNIPPET2, "c"]]);
   assert.deepEqual([...names], [["__wbg_log_0123456789abcdef", "a"], ["__wbindgen_init_externref_table", "b"]]);
   const module = new WebAssembly.Module(wasm);
   assert.deepEqual(WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}:${i.kind}`),
-    ["a.a:function", "b.readMessages:function", "a.b:function", "a.memory:memory"]);
+    ["a.a:function", "b.readMessages:function", "a.b:function", "c.now:function", "a.memory:memory"]);
   const calls = [];
   const { exports } = await WebAssembly.instantiate(module, {
     a: { a: () => calls.push("log"), b: () => calls.push("init"), memory: new WebAssembly.Memory({ initial: 1 }) },
     b: { readMessages: () => calls.push("read") },
+    c: { now: () => calls.push("now") },
   });
   exports.run();
-  assert.deepEqual(calls, ["log", "read", "init"]);
+  assert.deepEqual(calls, ["log", "read", "init", "now"]);
   assert.ok(wasm.length < tinyModule().length);
 });
 
@@ -64,15 +69,18 @@ test("renamed glue: the import object's keys and the modules, each exactly where
     "        __proto__: null,",
     `        "${GLUE_MODULE}": import0,`,
     `        "${SNIPPET}": import1,`,
+    `        "${SNIPPET2}": import2,`,
+    `        "${SNIPPET}": import3,`,
     "    };",
     "}",
   ].join("\n");
-  const modules = new Map([[GLUE_MODULE, "a"], [SNIPPET, "b"]]);
+  const modules = new Map([[GLUE_MODULE, "a"], [SNIPPET, "b"], [SNIPPET2, "c"]]);
   const names = new Map([["__wbg_log_0123456789abcdef", "a"], ["__wbindgen_init_externref_table", "b"]]);
   const out = renameGlue(glue, modules, names);
   assert.match(out, /^ {8}a: \(function\(arg0\) \{$/m);
   assert.match(out, /^ {8}b: \(function\(\) \{ return 1; \}\),$/m);
-  assert.match(out, /^ {8}a: import0,\n {8}b: import1,$/m);
+  // (wasm-bindgen may name a module several times, one import namespace each.)
+  assert.match(out, /^ {8}a: import0,\n {8}b: import1,\n {8}c: import2,\n {8}b: import3,$/m);
   assert.doesNotMatch(out, /__wbg_log|__wbindgen_init|snippets/);
   // A name the glue does not define, or defines twice, fails the build.
   assert.throws(() => renameGlue(glue, modules, new Map([...names, ["__wbg_gone_fedcba9876543210", "c"]])), /not found: __wbg_gone/);
@@ -95,7 +103,7 @@ test("the installed package's .wasm imports short names only", () => {
   assert.ok(imports.length > 50, `${imports.length} imports`);
   for (const { module, name } of imports) {
     assert.match(module, /^[a-z]$/, `module ${module}`);
-    assert.ok(name.length <= 2 || /^[a-z][A-Za-z]+$/.test(name), `import ${module}.${name}: short, or a reader.js export`);
+    assert.ok(name.length <= 2 || /^[a-z][A-Za-z]+$/.test(name), `import ${module}.${name}: short, or a snippet module's export`);
   }
   const glue = readFileSync(join(dist, "chat_history_reducer.js"), "utf8");
   assert.doesNotMatch(glue, /^ +__wb\w+: \(function/m, "no import keeps its wasm-bindgen name");

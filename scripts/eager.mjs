@@ -4,25 +4,28 @@
 // V8 compiles a function lazily, on its first call, unless it is a function expression in
 // parentheses: `(function f() {…})` is compiled with the script around it (the "PIFE"
 // heuristic, the same in Chromium and in workerd). A first `reduceSync` ran ~120 functions of
-// the glue and of reader.js, each compiled on the spot: 2–3 ms of a ~7 ms first call. This
-// rewrites `function f(…) {…}` at the top level into `const f = (function f(…) {…});` for the
-// functions below, wraps the glue's import functions the same way, and moves the methods of
-// the classes below out of the class body into `Object.defineProperties(C.prototype, …)` as
-// such expressions (a method cannot be one): the compiling moves to the `import`, which an
-// app does at load, before its first message.
+// the glue and of the snippet modules (src/wasm/*.js and formats/*.js, under dist/snippets/
+// as one reader.js: scripts/bundle.mjs runs before), each compiled on the spot: 2–3 ms of a
+// ~7 ms first call. This rewrites `function f(…) {…}` at the top level into
+// `const f = (function f(…) {…});` for the functions below, wraps the glue's import functions
+// the same way, and moves the methods of the classes below out of the class body into
+// `Object.defineProperties(C.prototype, …)` as such expressions (a method cannot be one): the
+// compiling moves to the `import`, which an app does at load, before its first message.
 //
-// Only the functions a call runs are listed for reader.js: the summarizer's, the analysis's and
-// the error paths stay lazy (compiling them at load would cost the load more than it saves).
-// A function called while the module is evaluated (`table`, `sameByStamp`) must stay a
-// declaration, hoisted, and one a top-level statement refers to (`READERS` holds the
-// readers) must be defined above it: the rewritten modules are imported at the end, so a
-// wrong order fails the build, as does a name listed here that the file does not declare,
-// or a glue without the import functions this expects.
+// Only the functions a call runs are listed: the summarizer's, the analysis's and the error
+// paths stay lazy (compiling them at load would cost the load more than it saves). Each
+// listed name is looked for in every snippet module (one, since bundle.mjs), and must be
+// declared by exactly one: a name no module declares (renamed, removed) or two declare fails
+// the build. A function called while its module is evaluated (`table`, `sameByStamp`) must
+// stay a declaration, hoisted, and one a top-level statement refers to (`READERS` holds the
+// readers) must be defined above it (bundle.mjs writes a module after those it imports): the
+// rewritten modules are imported at the end, so a wrong order fails the build, as does a
+// glue without the import functions this expects.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const READER_EAGER = [
+const EAGER = [
   // reading the options and the messages, every format
   "readOptions", "readOption", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
   "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "mediaPart", "firstText",
@@ -37,15 +40,45 @@ const READER_EAGER = [
   "pieceAt", "textUnits", "encodeUtf8", "plainArray", "makeEvent", "buildResult", "setCompleter",
   "completeLater", "completeReading",
 ];
-/** Classes of reader.js whose methods every call runs: what a call read, its stamps and texts. */
-const READER_CLASSES = ["Reading", "Stamps", "TextChunks"];
+/** Classes whose methods every call runs: what a call read (`Reading`, reader.js), its texts
+ * (`TextChunks`, reader.js) and stamps (`Stamps`, formats/stamps.js). */
+const CLASSES = ["Reading", "Stamps", "TextChunks"];
+
+const FUNCTION = /^(export )?(async )?function(\*?) (\w+)\((.*)$/;
+const CLASS = /^(export )?class (\w+) \{$/;
+
+/**
+ * Which of `sources` (file → source) declares each name of `names` at the top level (`kind`:
+ * "function" or "class"): file → its names. A name that no file declares, or that several
+ * do, fails.
+ */
+function placeNames(sources, names, kind) {
+  const pattern = kind === "class" ? CLASS : FUNCTION, at = kind === "class" ? 2 : 4;
+  const owners = new Map(names.map((n) => [n, []]));
+  for (const [file, source] of sources) {
+    for (const line of source.split("\n")) {
+      const m = pattern.exec(line);
+      if (m && owners.has(m[at])) owners.get(m[at]).push(file);
+    }
+  }
+  const byFile = new Map();
+  const none = [], twice = [];
+  for (const [name, files] of owners) {
+    if (files.length === 0) none.push(name);
+    else if (files.length > 1) twice.push(`${name} (${files.join(", ")})`);
+    else byFile.set(files[0], (byFile.get(files[0]) ?? new Set()).add(name));
+  }
+  if (none.length) throw new Error(`no snippet module declares the top-level ${kind} ${none.join(", ")}`);
+  if (twice.length) throw new Error(`a top-level ${kind} declared by several snippet modules: ${twice.join("; ")}`);
+  return byFile;
+}
 
 /** Rewrites the top-level `function` declarations named by `wanted` (all when `null`) of `source`. */
 function wrapDeclarations(source, wanted, file) {
   const lines = source.split("\n");
   const found = new Set();
   for (let i = 0; i < lines.length; i++) {
-    const m = /^(export )?(async )?function(\*?) (\w+)\((.*)$/.exec(lines[i]);
+    const m = FUNCTION.exec(lines[i]);
     if (!m || (wanted && !wanted.has(m[4]))) continue;
     let end = i;
     if (!lines[i].endsWith("}")) {
@@ -69,7 +102,7 @@ function wrapClassMethods(source, wanted, file) {
   const out = [];
   const found = new Set();
   for (let i = 0; i < lines.length; i++) {
-    const head = /^(export )?class (\w+) \{$/.exec(lines[i]);
+    const head = CLASS.exec(lines[i]);
     if (!head || !wanted.has(head[2])) { out.push(lines[i]); continue; }
     const name = head[2];
     const end = lines.findIndex((l, k) => k > i && /^\S/.test(l));
@@ -138,27 +171,41 @@ function wrapImports(source, file) {
   return { source: lines.join("\n"), count };
 }
 
-/** Rewrites the package in `pkgDir` (its glue and its reader.js) in place. */
+/** Rewrites the package in `pkgDir` (its glue and its snippet modules) in place. */
 async function rewritePackage(pkgDir) {
   const dir = join(pkgDir, "dist");
   const glue = join(dir, "chat_history_reducer.js");
   const snippets = join(dir, "snippets");
-  const reader = readdirSync(snippets, { recursive: true }).map((p) => join(snippets, p)).find((p) => p.endsWith("reader.js"));
-  if (!reader) throw new Error(`no reader.js under ${snippets}`);
+  const files = readdirSync(snippets, { recursive: true }).filter((p) => p.endsWith(".js")).sort().map((p) => join(snippets, p));
+  if (!files.some((p) => p.endsWith("reader.js"))) throw new Error(`no reader.js under ${snippets}`);
 
   const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
   const g2 = wrapImports(g1.source, glue);
   writeFileSync(glue, g2.source);
-  const r = wrapDeclarations(readFileSync(reader, "utf8"), new Set(READER_EAGER), reader);
-  const c = wrapClassMethods(r.source, new Set(READER_CLASSES), reader);
-  writeFileSync(reader, c.source);
-  // Parsed and evaluated, the reader with the glue (no wasm needed): a syntax error, or a
-  // function used at the top level before its definition, fails the build.
+  const sources = new Map(files.map((p) => [p, readFileSync(p, "utf8")]));
+  const functions = placeNames(sources, EAGER, "function"), classes = placeNames(sources, CLASSES, "class");
+  let rewritten = 0, methods = 0;
+  for (const [file, source] of sources) {
+    let out = source;
+    if (functions.has(file)) {
+      const r = wrapDeclarations(out, functions.get(file), file);
+      out = r.source;
+      rewritten += r.count;
+    }
+    if (classes.has(file)) {
+      const c = wrapClassMethods(out, classes.get(file), file);
+      out = c.source;
+      methods += c.count;
+    }
+    if (out !== source) writeFileSync(file, out);
+  }
+  // Parsed and evaluated, the snippet modules with the glue (no wasm needed): a syntax error,
+  // or a function used at the top level before its definition, fails the build.
   await import(pathToFileURL(resolve(glue)).href);
-  console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, reader.js's ${r.count} functions and the methods of ${c.count} classes`);
+  console.log(`[eager] compiled at load: the glue's ${g1.count} functions and ${g2.count} imports, ${rewritten} functions and the methods of ${methods} classes of ${files.length} snippet modules`);
 }
 
 // The rewriting functions are tested on their own (js-tests/eager.test.mjs).
-export { wrapClassMethods, wrapDeclarations, wrapImports };
+export { placeNames, wrapClassMethods, wrapDeclarations, wrapImports };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await rewritePackage(process.argv[2] ?? "pkg");

@@ -3,11 +3,13 @@
 //
 // wasm-bindgen names each function its glue hands the module `__wbg_<name>_<16 hex digits>`
 // and each module by its path ("./chat_history_reducer_bg.js", "./snippets/<crate>-<hash>/
-// src/wasm/reader.js"). Those names are part of the .wasm, about 100 of them, and the hex
-// digits do not compress: renaming them `a`, `b`, … `ba`, … (and the modules `a`, `b`) in the
-// import section and, the same way, in the glue's `__wbg_get_imports` takes 2.4 KB off the
-// gzipped .wasm. The imports of the reader.js snippet are its own export names (the glue
-// hands the module's namespace): their names stay, only their module is renamed.
+// src/wasm/results.js", one for each JavaScript module of src/wasm/ it imports from). Those
+// names are part of the .wasm, about 100 of them, and the hex digits do not compress:
+// renaming them `a`, `b`, … `ba`, … (and the modules `a`, `b`, …) in the import section and,
+// the same way, in the glue's `__wbg_get_imports` takes 2.4 KB off the gzipped .wasm. The
+// imports of a snippet module are its own export names (the glue hands the module's
+// namespace; since scripts/bundle.mjs, the one module's under each name): their names stay,
+// only their module is renamed.
 //
 // The glue is rewritten only where wasm-bindgen writes these names: the keys of the import
 // object (`        __wbg_…: (function…`, one line each) and the module keys of the object

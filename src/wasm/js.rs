@@ -1,5 +1,17 @@
-//! What the boundary imports from `reader.js`: reading messages and options, building
-//! results and summaries, calling the summarizer. Nothing here decides anything.
+//! What the boundary imports from its JavaScript: reading messages (`reader.js`) and options
+//! (`options.js`), building results (`results.js`), summaries (`summaries.js`) and rewritten
+//! messages (`offload.js`), calling the summarizer, `ChatHistory`'s helpers (`history.js`).
+//! Nothing here decides anything.
+//!
+//! Every JavaScript module of src/wasm/ is named by a `module` attribute here, and each
+//! function is imported from the module that defines it. wasm-bindgen ships only the modules
+//! such an attribute names (it copies them, at their paths, into the package's
+//! `dist/snippets/<crate>-<hash>/`, and the test runner into its own directory), not the
+//! modules they import: a module no block names is missing, and every import of it fails
+//! (the test runner's, and the build's `scripts/bundle.mjs`, which writes them into one
+//! module for the package). The modules the core calls nothing from (the formats' readers)
+//! are named by the blocks at the end, which declare a type each: no import in the .wasm, no
+//! code, and the module shipped.
 
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
@@ -10,14 +22,17 @@ mod error_class {
 
     // Their typings are `reader.d.ts` (wasm-bindgen declares a reexport as `unknown`; the
     // package's `index.d.ts` exports the real declarations over it).
-    #[wasm_bindgen(module = "/src/wasm/reader.js")]
+    #[wasm_bindgen(module = "/src/wasm/common.js")]
     extern "C" {
-        /// `ReduceError`, defined in `reader.js` so that it is a real `Error` subclass.
+        /// `ReduceError`, defined in `common.js` so that it is a real `Error` subclass.
         #[wasm_bindgen(reexport, skip_typescript)]
         pub type ReduceError;
         #[wasm_bindgen(constructor)]
         pub fn new(code: &str, message: &str, index: JsValue, field: JsValue) -> ReduceError;
+    }
 
+    #[wasm_bindgen(module = "/src/wasm/offload.js")]
+    extern "C" {
         /// The `context_reload` tool definition, exported as `reloadTool` (a plain object:
         /// re-exported as an imported "type" so that `types.d.ts` can declare it).
         #[wasm_bindgen(reexport, skip_typescript, js_name = reloadTool)]
@@ -136,9 +151,6 @@ extern "C" {
     #[wasm_bindgen(method, js_name = setEstimator)]
     pub fn set_estimator(this: &Reading, params: &[f64]);
 
-    /// The function results call to complete a pending reading's `tokensBefore`.
-    #[wasm_bindgen(js_name = setCompleter)]
-    pub fn set_completer(complete: &js_sys::Function);
     /// `(key, kind)` pairs of every tool-call link, message after message.
     #[wasm_bindgen(method, getter)]
     pub fn links(this: &Reading) -> Vec<u32>;
@@ -148,7 +160,10 @@ extern "C" {
     /// Each message's count before calibration (empty: unchanged), and keeps the reading
     /// for the calls after this one.
     pub fn remember(reading: &Reading, tokens: &[f64]);
+}
 
+#[wasm_bindgen(module = "/src/wasm/options.js")]
+extern "C" {
     #[wasm_bindgen(catch, js_name = readOption)]
     pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
     /// Every option at once (`Config::OPTION_NAMES`, in order): kinds and numbers written
@@ -157,8 +172,15 @@ extern "C" {
     pub fn read_options(config: &JsValue, kinds: &mut [u8], numbers: &mut [f64]) -> Array;
     #[wasm_bindgen(catch, js_name = optionEntries)]
     pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
+}
 
-    /// `analyze`'s result from its columns (see `buildAnalysis` in reader.js).
+#[wasm_bindgen(module = "/src/wasm/results.js")]
+extern "C" {
+    /// The function results call to complete a pending reading's `tokensBefore`.
+    #[wasm_bindgen(js_name = setCompleter)]
+    pub fn set_completer(complete: &js_sys::Function);
+
+    /// `analyze`'s result from its columns (see `buildAnalysis` in results.js).
     #[wasm_bindgen(js_name = buildAnalysis)]
     #[allow(clippy::too_many_arguments)]
     pub fn build_analysis(
@@ -194,6 +216,22 @@ extern "C" {
         events: &Array,
     ) -> JsValue;
 
+    pub fn now() -> f64;
+    #[wasm_bindgen(catch)]
+    pub fn emit(on_event: &JsValue, event: &Object) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = reportReduction)]
+    pub fn report_reduction(
+        on_event: &JsValue,
+        strategy: &str,
+        messages: u32,
+        tokens: f64,
+        result: &JsValue,
+        duration_ms: f64,
+    ) -> Result<(), JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/wasm/offload.js")]
+extern "C" {
     /// `{ message, id }` of a rewritten or compressed message.
     pub type Written;
     #[wasm_bindgen(method, getter)]
@@ -218,7 +256,10 @@ extern "C" {
         preview_chars: u32,
         summary: JsValue,
     ) -> Written;
+}
 
+#[wasm_bindgen(module = "/src/wasm/summaries.js")]
+extern "C" {
     #[wasm_bindgen(js_name = makeMessage)]
     pub fn make_message(reading: &Reading, role: &str, text: &JsString) -> JsValue;
     #[wasm_bindgen(js_name = summaryText)]
@@ -237,18 +278,23 @@ extern "C" {
     pub fn failure_message(reason: &str, cause: &JsValue, a: f64, b: f64) -> String;
     #[wasm_bindgen(js_name = summarizerError)]
     pub fn summarizer_error(code: &str, message: &str, cause: &JsValue) -> JsValue;
-    pub fn now() -> f64;
-    #[wasm_bindgen(catch)]
-    pub fn emit(on_event: &JsValue, event: &Object) -> Result<(), JsValue>;
-    #[wasm_bindgen(catch, js_name = reportReduction)]
-    pub fn report_reduction(
-        on_event: &JsValue,
-        strategy: &str,
-        messages: u32,
-        tokens: f64,
-        result: &JsValue,
-        duration_ms: f64,
-    ) -> Result<(), JsValue>;
+
+    /// What `callSummarizer` settled with.
+    pub type Outcome;
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &Outcome) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn text(this: &Outcome) -> Option<JsString>;
+    #[wasm_bindgen(method, getter)]
+    pub fn usage(this: &Outcome) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn error(this: &Outcome) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = durationMs)]
+    pub fn duration_ms(this: &Outcome) -> f64;
+}
+
+#[wasm_bindgen(module = "/src/wasm/history.js")]
+extern "C" {
     /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (an
     /// array, or undefined) and `calibration` a history learned, and a summarizer that
     /// counts its calls into `calls.n`.
@@ -271,7 +317,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
-    /// mask of `reader.js`; under a named format its code with the flag 1 << 30), may take
+    /// mask of `formats/index.js`; under a named format its code with the flag 1 << 30), may take
     /// `values`: an error if one is not a message, not of those formats, or refused by their
     /// reader; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
@@ -281,17 +327,69 @@ extern "C" {
         by: &str,
         formats: u32,
     ) -> Result<u32, JsValue>;
+}
 
-    /// What `callSummarizer` settled with.
-    pub type Outcome;
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &Outcome) -> String;
-    #[wasm_bindgen(method, getter)]
-    pub fn text(this: &Outcome) -> Option<JsString>;
-    #[wasm_bindgen(method, getter)]
-    pub fn usage(this: &Outcome) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    pub fn error(this: &Outcome) -> JsValue;
-    #[wasm_bindgen(method, getter, js_name = durationMs)]
-    pub fn duration_ms(this: &Outcome) -> f64;
+// The modules the core calls nothing from, which `reader.js` and the others import: a block
+// each, so that it is shipped (see the head of this file). Each declares a type for what the
+// module is there for, which nothing here uses.
+#[wasm_bindgen(module = "/src/wasm/formats/index.js")]
+extern "C" {
+    /// The formats' readers by name (`READERS`); auto-detection.
+    #[wasm_bindgen(js_name = READERS)]
+    pub type Readers;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/content.js")]
+extern "C" {
+    /// What the readers share (parts, payloads, notes); `STAMPED`, what a `read` returns when it
+    /// wrote the message's stamp.
+    #[wasm_bindgen(js_name = STAMPED)]
+    pub type Stamped;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/stamps.js")]
+extern "C" {
+    /// The stamps of a reading's messages (`Stamps`).
+    #[wasm_bindgen(js_name = Stamps)]
+    pub type Stamps;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/openai.js")]
+extern "C" {
+    /// The OpenAI Chat Completions reader (`readOpenAI`).
+    #[wasm_bindgen(js_name = readOpenAI)]
+    pub type ReadOpenAi;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/responses.js")]
+extern "C" {
+    /// The OpenAI Responses reader (`readResponses`).
+    #[wasm_bindgen(js_name = readResponses)]
+    pub type ReadResponses;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/anthropic.js")]
+extern "C" {
+    /// The Anthropic reader (`readAnthropic`).
+    #[wasm_bindgen(js_name = readAnthropic)]
+    pub type ReadAnthropic;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/vercel.js")]
+extern "C" {
+    /// The AI SDK ModelMessage reader (`readVercel`).
+    #[wasm_bindgen(js_name = readVercel)]
+    pub type ReadVercel;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/vercel-ui.js")]
+extern "C" {
+    /// The AI SDK UIMessage reader (`readVercelUI`).
+    #[wasm_bindgen(js_name = readVercelUI)]
+    pub type ReadVercelUi;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/gemini.js")]
+extern "C" {
+    /// The Gemini reader (`readGemini`).
+    #[wasm_bindgen(js_name = readGemini)]
+    pub type ReadGemini;
+}
+#[wasm_bindgen(module = "/src/wasm/formats/langchain.js")]
+extern "C" {
+    /// The LangChain.js reader (`readLangChain`).
+    #[wasm_bindgen(js_name = readLangChain)]
+    pub type ReadLangChain;
 }

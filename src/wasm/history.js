@@ -1,0 +1,173 @@
+// `ChatHistory`'s helpers (src/wasm/history.rs): the config of one prepare(), its offloaded
+// originals, where the model's reply starts, and the check of the messages it takes.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+import { bad, describe, own, ReduceError } from "./common.js";
+import { langchainShape, looksLangChain } from "./formats/langchain.js";
+import { RESPONSES_TYPES } from "./formats/responses.js";
+import {
+  ALL_FORMATS, fitMask, FORMAT_CODES, formatNames, FORMATS, READERS,
+} from "./formats/index.js";
+import { messageList, Reading, readOne } from "./reader.js";
+
+/**
+ * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
+ * `calibration` the history learned, where given, and a summarizer that counts each call it
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`).
+ */
+export function historyConfig(config, tokenCounts, calibration, calls) {
+  calls.n = 0;
+  const own = {};
+  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (calibration !== undefined) own.calibration = { value: calibration };
+  let summarizer;
+  try {
+    summarizer = config.summarizer;
+  } catch {
+    // (The reduction reads it again, and reports what it throws.)
+  }
+  if (typeof summarizer === "function") {
+    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+  }
+  return Object.create(config, own);
+}
+
+/**
+ * `ChatHistory`'s offloaded originals, as `toJSON()` hands them out and `fromJSON` takes
+ * them in: a new object with a copy of each id's array (an entry that is not an array, or
+ * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
+ * changes the history's own.
+ */
+export function offloadedCopy(offloaded) {
+  const copy = {};
+  try {
+    for (const [id, originals] of Object.entries(offloaded)) {
+      // (`defineProperty`: an id "__proto__" is an id like any other.)
+      if (Array.isArray(originals)) Object.defineProperty(copy, id, { value: originals.slice(), enumerable: true, writable: true, configurable: true });
+    }
+  } catch {
+    // (A state whose getters throw: what was read so far.)
+  }
+  return copy;
+}
+
+/** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
+ * id it does not know, or one that is not a string (a model's tool call may leave it out;
+ * own ids only, not what the object inherits, such as `toString`). */
+export function reloaded(offloaded, id) {
+  return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
+}
+
+/**
+ * The first of `values` that the model wrote, where its reply starts: an assistant message
+ * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
+ * item; not a reasoning item, which the reply's next item carries), or undefined.
+ * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
+ * while the model was answering is not the reply.
+ */
+export function replyOf(values) {
+  for (const m of values) {
+    try {
+      if (byModel(m)) return m;
+    } catch {
+      // (A message whose fields throw is not taken for the reply.)
+    }
+  }
+  return undefined;
+}
+
+function byModel(m) {
+  const role = m.role;
+  if (role === "assistant" || role === "model") return true;
+  if (looksLangChain(m)) return langchainShape(m)[0] === "ai";
+  const type = m.type;
+  return RESPONSES_TYPES.has(type) && (type.endsWith("_call") || type === "mcp_approval_request");
+}
+
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
+ * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
+ * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
+export function startingMessages(value) {
+  if (value === undefined || value === null) return [];
+  return messageList(value, "new ChatHistory: ");
+}
+
+/**
+ * `ChatHistory` takes `values` after `before` messages only if each is a message object
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and that the
+ * reader of one of those formats reads without an error (as a reduction will read it);
+ * returns the formats all fit then. It throws `INVALID_MESSAGE` (with the index `before` +
+ * its own) for one that is not a message of any format or that every such reader refuses,
+ * and `INVALID_MESSAGES` for one of another format than those before it, as a reduction of
+ * them all would (`detect`): a message pushed by mistake is refused at once instead of
+ * failing every later `prepare()`. Only the new messages are looked at. Under a named
+ * `config.format`, `formats` is its code with the flag `NAMED`, and that format's reader is
+ * the whole check (it takes shapes auto-detection does not); `formats` is returned as it is.
+ */
+export function checkMessages(values, before, by, formats) {
+  // A named format (config.format): its code under the NAMED flag; its reader is the check.
+  const named = formats & NAMED ? own(READERS, FORMAT_CODES[formats & 0xff]) : undefined;
+  if (named === undefined) formats &= ALL_FORMATS;
+  let scratch;
+  for (let k = 0; k < values.length; k++) {
+    const m = values[k], i = before + k;
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
+    if (named !== undefined) {
+      checkRead(named, scratch, i, m, by);
+      continue;
+    }
+    const fits = fitMask(i, m, formats || ALL_FORMATS);
+    if (fits === 0) {
+      const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
+      if (other === 0) {
+        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+      }
+      throw new ReduceError("INVALID_MESSAGES",
+        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
+    }
+    // Read as each format it fits would read it: a message its reader refuses (content 42,
+    // tool_calls "x") would make every later prepare() fail, with no way to take it out.
+    let read = 0, error;
+    for (let f = 0; f < FORMATS.length; f++) {
+      if (!(fits & (1 << f))) continue;
+      try {
+        checkRead(READERS[FORMATS[f]], scratch, i, m, by);
+        read |= 1 << f;
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (read === 0) throw error;
+    if (formats !== 0) formats = read;
+  }
+  return formats;
+}
+
+/** The flag of a named format's code in `checkMessages`' `formats` (see history.rs). */
+const NAMED = 1 << 30;
+
+const SCRATCH_OPTIONS = { format: "auto", tag: "conversation-summary", lengthMode: true, charsPerToken: 4, params: new Float64Array(0) };
+
+/** Reads message m (message i of the history) with `reader` into a scratch reading, as a
+ * reduction would: what it refuses is thrown as the error for message i, `by` saying where. */
+function checkRead(reader, scratch, i, m, by) {
+  // (Alone: its results are not linked to calls of the messages checked before it.)
+  scratch.items = [m];
+  scratch.recentLength = 0;
+  scratch.recentOf = -1;
+  scratch.linkLength = 0;
+  scratch.ids.length = 0;
+  scratch.byId = null;
+  scratch.byIdAt = 0;
+  try {
+    readOne(reader, scratch, 0, m, false);
+  } catch (e) {
+    if (!(e instanceof ReduceError)) throw e;
+    throw new ReduceError(e.code, `${by}: message ${i}${e.message.replace(/^message 0/, "")}`, i, e.field);
+  }
+}
