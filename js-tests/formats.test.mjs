@@ -863,3 +863,28 @@ test("priority: of the groups kept only for startOn, the user input stays and th
   const t = reduceSync(history, { maxTokens: 100, keepLast: 3, tokenCounts: [10, 10, 500, 10, 10, 10] });
   assert.deepEqual([t.kept, t.overBudget], [[0, 1, 2, 3, 4, 5], true]);
 });
+
+test("vercel-ui: a message with tool parts is a tool message (priority removes it first; progressive compresses a run of them)", () => {
+  const oa = [{ role: "user", content: "q1" }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "big result" }, { role: "assistant", content: "a1" }, { role: "user", content: "q2" },
+    { role: "assistant", content: "a2" }, { role: "user", content: "q3" }, { role: "assistant", content: "a3" }];
+  const text = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
+  const ui = [text("1", "user", "q1"), { id: "2", role: "assistant", parts: [{ type: "tool-search", toolCallId: "c1", state: "output-available", input: {}, output: "big result" }] },
+    text("3", "assistant", "a1"), text("4", "user", "q2"), text("5", "assistant", "a2"), text("6", "user", "q3"), text("7", "assistant", "a3")];
+  const config = { strategy: "priority", maxTokens: 100, keepRecentPairs: 1 };
+  assert.deepEqual(reduceSync(oa, { ...config, tokenCounts: [10, 5, 50, 10, 10, 10, 10, 10] }).kept, [0, 3, 4, 5, 6, 7]);
+  assert.deepEqual(reduceSync(ui, { ...config, tokenCounts: [10, 55, 10, 10, 10, 10, 10] }).kept, [0, 2, 3, 4, 5, 6]);
+  // Four old tool messages in a row: one digest, in the format, that names the calls.
+  const runs = [text("u0", "user", "find things")];
+  for (let i = 0; i < 4; i++) {
+    runs.push({ id: `a${i}`, role: "assistant", parts: [{ type: "tool-search", toolCallId: `c${i}`, state: "output-available", input: { q: i }, output: { hits: [`result ${i} ${"lorem ipsum dolor ".repeat(100)}`] } }] });
+  }
+  runs.push(text("u1", "user", "thanks"), text("a9", "assistant", "welcome"));
+  const r = reduceSync(runs, { strategy: "progressive", maxTokens: 400, minToolRun: 2 });
+  assert.deepEqual(r.events.map((e) => e.type), ["toolRuns"]);
+  assert.deepEqual(r.summarized, [1, 2, 3, 4]);
+  const digest = r.messages[1];
+  assert.equal(digest.role, "assistant");
+  assert.match(digest.parts[0].text, /called search\(\{"q":3\}\)/);
+  assert.match(digest.parts[0].text, /→ .*result 3/);
+});

@@ -209,10 +209,16 @@ function callsOf(format, m) {
       if (!p || typeof p !== "object") continue;
       if (p.type === "tool_use") add(p.name, p.input);
       else if (p.type === "tool-call") add(p.toolName, p.input ?? p.args);
+      else if (isUiTool(p)) add(p.toolName ?? p.type.slice(5), p.input);
       else if (p.functionCall) add(p.functionCall.name, p.functionCall.args);
     }
   }
   return out;
+}
+
+/** Whether part `p` is an AI SDK UIMessage tool part: a call with its result. */
+function isUiTool(p) {
+  return typeof p.type === "string" && (p.type === "dynamic-tool" || p.type.startsWith("tool-"));
 }
 
 /** The result text of a tool message, in any format. */
@@ -225,6 +231,7 @@ function resultOf(format, m) {
     if (!p || typeof p !== "object") continue;
     if (p.type === "tool_result") texts.push(typeof p.content === "string" ? p.content : jsonText(p.content));
     else if (p.type === "tool-result") texts.push(payloadText(p.output));
+    else if (isUiTool(p)) texts.push(p.output !== undefined ? payloadText(p.output) : String(p.errorText ?? ""));
     else if (p.functionResponse) texts.push(jsonText(p.functionResponse.response));
     else if (typeof p.text === "string") texts.push(p.text);
   }
@@ -248,7 +255,8 @@ export function compressRun(reading, indices, previewChars, summary) {
     run.forEach((m, k) => {
       for (const call of callsOf(reading.format, m)) lines.push(`- called ${call}`);
       // A digest line per result: short, the originals are one reload away.
-      if (reading.roles[indices[k]] === TOOL) lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
+      // (An AI SDK UIMessage holds its calls' results itself.)
+      if (reading.roles[indices[k]] === TOOL || reading.format === "vercel-ui") lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
     });
   }
   const role = reading.format === "gemini" ? "user" : "assistant";
