@@ -409,3 +409,28 @@ test("fromJSON refuses a state that toJSON did not write (its kind)", () => {
   }
   assert.equal(ChatHistory.fromJSON(JSON.parse(JSON.stringify(state)), { maxTokens: 1000 }).messages.length, 3);
 });
+
+test("a revoked proxy, as a message or a list, is a ReduceError from every ChatHistory entry, not a TypeError", () => {
+  const message = Proxy.revocable({ role: "user", content: "hi" }, {});
+  const list = Proxy.revocable([], {});
+  message.revoke();
+  list.revoke();
+  const config = { maxTokens: 100 };
+  const history = new ChatHistory(config);
+  const state = history.toJSON();
+  const cases = [
+    [() => new ChatHistory(config, [message.proxy]), "INVALID_MESSAGE"],
+    [() => new ChatHistory(config, list.proxy), "INVALID_MESSAGES"],
+    [() => history.push(message.proxy), "INVALID_MESSAGE"],
+    [() => ChatHistory.fromJSON({ ...state, messages: [message.proxy] }, config), "INVALID_MESSAGE"],
+    [() => ChatHistory.fromJSON({ ...state, messages: list.proxy }, config), "INVALID_CONFIG"],
+    [() => ChatHistory.fromJSON({ ...state, original: list.proxy }, config), "INVALID_CONFIG"],
+  ];
+  for (const [call, code] of cases) {
+    assert.throws(call, (e) => e instanceof ReduceError && e.code === code && /could not be read/.test(e.message), String(call));
+  }
+  // (counts that cannot be read are no counts, as counts that are not an array.)
+  assert.equal(ChatHistory.fromJSON({ ...state, counts: list.proxy }, config).messages.length, 0);
+  history.push({ role: "user", content: "still works" });
+  assert.equal(history.messages.length, 1);
+});

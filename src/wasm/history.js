@@ -3,7 +3,7 @@
 // Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
-import { bad, describe, own, ReduceError } from "./common.js";
+import { bad, describe, own, reason, ReduceError } from "./common.js";
 import { langchainShape, looksLangChain } from "./formats/langchain.js";
 import { RESPONSES_TYPES } from "./formats/responses.js";
 import {
@@ -113,7 +113,7 @@ export function checkMessages(values, before, by, formats) {
   let scratch;
   for (let k = 0; k < values.length; k++) {
     const m = values[k], i = before + k;
-    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+    if (m === null || typeof m !== "object" || isArray(i, m, by)) {
       throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
     }
     scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
@@ -146,6 +146,26 @@ export function checkMessages(values, before, by, formats) {
     if (formats !== 0) formats = read;
   }
   return formats;
+}
+
+/** `fromJSON`'s `state[name]`, a copy: `INVALID_CONFIG` (field `state`) when it is not an
+ * array or cannot be read (a revoked proxy: `Array.isArray` throws). */
+export function stateList(value, name) {
+  try {
+    if (Array.isArray(value)) return Array.prototype.slice.call(value);
+  } catch (e) {
+    throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} could not be read: ${reason(e)}`, undefined, "state");
+  }
+  throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} must be an array`, undefined, "state");
+}
+
+/** `Array.isArray(m)`, which throws for a revoked proxy: then `INVALID_MESSAGE`. */
+function isArray(i, m, by) {
+  try {
+    return Array.isArray(m);
+  } catch (e) {
+    throw bad(i, `${by}: could not be read: ${reason(e)}`);
+  }
 }
 
 /** The flag of a named format's code in `checkMessages`' `formats` (see history.rs). */

@@ -84,10 +84,7 @@ fn token_count(value: &JsValue) -> Option<f64> {
 }
 
 fn list(value: &JsValue, name: &str) -> Result<Array, JsValue> {
-    if !Array::is_array(value) {
-        return Err(state_error(&format!("state.{name} must be an array")));
-    }
-    Ok(Array::from(value))
+    super::js::state_list(value, name)
 }
 
 impl ChatHistory {
@@ -487,7 +484,7 @@ impl ChatHistory {
         // caller's may run).
         let messages = list(&get(&state, "messages"), "messages")?;
         let original = list(&get(&state, "original"), "original")?;
-        let counts = get(&state, "counts");
+        let counts = list(&get(&state, "counts"), "counts").ok();
         let events = list(&get(&state, "events"), "events").ok();
         let offloaded = get(&state, "offloaded");
         let offloaded = offloaded
@@ -512,8 +509,8 @@ impl ChatHistory {
         {
             let mut s = history.state.borrow_mut();
             s.original = original;
-            if Array::is_array(&counts) {
-                for (m, c) in s.messages.iter().zip(Array::from(&counts).iter()) {
+            if let Some(counts) = counts {
+                for (m, c) in s.messages.iter().zip(counts.iter()) {
                     // (Only a count recordUsage could have made: another would fail every
                     // later prepare() as tokenCounts.)
                     if let Some(n) = token_count(&c) {
