@@ -148,6 +148,64 @@ export function checkMessages(values, before, by, formats) {
   return formats;
 }
 
+/** The kind and the version of `toJSON()`'s state (`STATE_KIND`, `STATE_VERSION` in
+ * history.rs, which writes it). */
+const STATE_KIND = "chat-history-reducer/ChatHistory";
+const STATE_VERSION = 1;
+
+/**
+ * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
+ * trip), all read before the history holds anything (a getter of the caller's may run):
+ * `[messages, original, counts, events, offloaded, reductions, summarizerCalls,
+ * tokensSaved, promptLength, pendingOutputTokens, calibration]`. `INVALID_CONFIG` (field
+ * `state`) for a state `toJSON()` did not write (its kind, its version) or messages that
+ * are not an array; a part no history writes is left out: undefined (a count in `counts`:
+ * null), or 0 for a statistic. Counts are from 0 to `Number.MAX_SAFE_INTEGER` (what
+ * `recordUsage` takes), the calibration from 0.5 to 2 (what `calibrate` keeps it in).
+ */
+export function readState(state) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: ${message}`, undefined, "state");
+  if (state === null || typeof state !== "object") throw invalid("state must be the object toJSON() returned");
+  const get = (o, key) => {
+    try {
+      return o !== null && typeof o === "object" ? o[key] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (get(state, "kind") !== STATE_KIND) {
+    throw invalid(`state.kind must be "${STATE_KIND}": this is not a state toJSON() wrote`);
+  }
+  if (get(state, "version") !== STATE_VERSION) {
+    throw invalid(`state.version must be ${STATE_VERSION} (this state was written by another version)`);
+  }
+  const optional = (name) => {
+    try {
+      return stateList(get(state, name), name);
+    } catch {
+      return undefined;
+    }
+  };
+  const count = (n) => (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? n : undefined);
+  const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
+  const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
+  const promptLength = get(state, "promptLength");
+  return [
+    stateList(get(state, "messages"), "messages"),
+    stateList(get(state, "original"), "original"),
+    optional("counts")?.map((n) => count(n) ?? null),
+    optional("events"),
+    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded) : undefined,
+    whole(get(stats, "reductions")),
+    whole(get(stats, "summarizerCalls")),
+    // (Whole since stats count whole tokens; a state of before may have fractions.)
+    Math.ceil(count(get(stats, "tokensSaved")) ?? 0),
+    typeof promptLength === "number" ? whole(promptLength) : undefined,
+    count(get(state, "pendingOutputTokens")),
+    typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
+  ];
+}
+
 /** `fromJSON`'s `state[name]`, a copy: `INVALID_CONFIG` (field `state`) when it is not an
  * array or cannot be read (a revoked proxy: `Array.isArray` throws). */
 export function stateList(value, name) {

@@ -16,7 +16,8 @@ use crate::error::ReduceError;
 use crate::formats::FormatChoice;
 use crate::history::{spread, Stats, MAX_COUNT};
 
-/// The version of `toJSON()`'s shape; `fromJSON` reads this one.
+/// The version of `toJSON()`'s shape, and its kind; `fromJSON` reads this one (`readState`
+/// in history.js, which has them too: a round-trip test fails if they part).
 const STATE_VERSION: u32 = 1;
 const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
 
@@ -73,18 +74,10 @@ fn get(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn state_error(message: &str) -> JsValue {
-    ReduceError::config("state", format!("ChatHistory.fromJSON: {message}")).into()
-}
-
 /// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
 /// to [`MAX_COUNT`].
 fn token_count(value: &JsValue) -> Option<f64> {
     value.as_f64().filter(|n| (0.0..=MAX_COUNT).contains(n))
-}
-
-fn list(value: &JsValue, name: &str) -> Result<Array, JsValue> {
-    super::js::state_list(value, name)
 }
 
 impl ChatHistory {
@@ -467,67 +460,42 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "ChatHistoryState<M>")] state: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        if !state.is_object() {
-            return Err(state_error("state must be the object toJSON() returned"));
-        }
-        if get(&state, "kind") != STATE_KIND {
-            return Err(state_error(
-                "state.kind must be \"chat-history-reducer/ChatHistory\": this is not a state toJSON() wrote",
-            ));
-        }
-        if get(&state, "version").as_f64() != Some(STATE_VERSION as f64) {
-            return Err(state_error(&format!(
-                "state.version must be {STATE_VERSION} (this state was written by another version)"
-            )));
-        }
-        // Everything is read from `state` before the history holds it (a getter of the
-        // caller's may run).
-        let messages = list(&get(&state, "messages"), "messages")?;
-        let original = list(&get(&state, "original"), "original")?;
-        let counts = list(&get(&state, "counts"), "counts").ok();
-        let events = list(&get(&state, "events"), "events").ok();
-        let offloaded = get(&state, "offloaded");
-        let offloaded = offloaded
-            .is_object()
-            .then(|| super::js::offloaded_copy(&offloaded));
-        let stats = get(&state, "stats");
-        let stats = Stats {
-            reductions: get(&stats, "reductions").as_f64().unwrap_or(0.0) as u32,
-            summarizer_calls: get(&stats, "summarizerCalls").as_f64().unwrap_or(0.0) as u32,
-            // (Whole since stats count whole tokens; a state of before may have fractions.
-            // What no history counts, NaN, Infinity or below 0, counts as none, as for the
-            // others.)
-            tokens_saved: token_count(&get(&stats, "tokensSaved")).map_or(0.0, f64::ceil),
+        // (Read and checked in JavaScript, before the history holds anything.)
+        let parts = super::js::read_state(&state)?;
+        let part = |k: u32| parts.get(k);
+        let number = |k: u32| part(k).as_f64();
+        let list = |k: u32| {
+            Some(part(k))
+                .filter(|v| !v.is_undefined())
+                .map(JsCast::unchecked_into::<Array>)
         };
-        let prompt_len = get(&state, "promptLength").as_f64().map(|n| n as u32);
-        let pending_output = token_count(&get(&state, "pendingOutputTokens"));
-        // (What `calibrate` keeps it in; anything else is not a state toJSON wrote.)
-        let calibration = get(&state, "calibration")
-            .as_f64()
-            .filter(|c| (crate::calibration::MIN..=crate::calibration::MAX).contains(c));
-        let history = ChatHistory::with_state(config, messages, "ChatHistory.fromJSON")?;
+        let history = ChatHistory::with_state(config, part(0).into(), "ChatHistory.fromJSON")?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = original;
-            if let Some(counts) = counts {
+            s.original = part(1).into();
+            if let Some(counts) = list(2) {
                 for (m, c) in s.messages.iter().zip(counts.iter()) {
                     // (Only a count recordUsage could have made: another would fail every
                     // later prepare() as tokenCounts.)
-                    if let Some(n) = token_count(&c) {
-                        s.counts.set(&m, &JsValue::from(n));
+                    if c.as_f64().is_some() {
+                        s.counts.set(&m, &c);
                     }
                 }
             }
-            if let Some(events) = events {
+            if let Some(events) = list(3) {
                 s.events = events.iter().collect();
             }
-            if let Some(offloaded) = offloaded {
-                s.offloaded = offloaded;
+            if part(4).is_object() {
+                s.offloaded = part(4).into();
             }
-            s.stats = stats;
-            s.prompt_len = prompt_len;
-            s.pending_output = pending_output;
-            s.calibration = calibration;
+            s.stats = Stats {
+                reductions: number(5).unwrap_or(0.0) as u32,
+                summarizer_calls: number(6).unwrap_or(0.0) as u32,
+                tokens_saved: number(7).unwrap_or(0.0),
+            };
+            s.prompt_len = number(8).map(|n| n as u32);
+            s.pending_output = number(9);
+            s.calibration = number(10);
         }
         Ok(history)
     }

@@ -309,10 +309,10 @@ extern "C" {
     /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.
     #[wasm_bindgen(js_name = offloadedCopy)]
     pub fn offloaded_copy(offloaded: &JsValue) -> Object;
-    /// `fromJSON`'s `state[name]` as a new array (`INVALID_CONFIG` for one that is not an
-    /// array, or cannot be read).
-    #[wasm_bindgen(js_name = stateList, catch)]
-    pub fn state_list(value: &JsValue, name: &str) -> Result<Array, JsValue>;
+    /// What `ChatHistory.fromJSON` takes of a state, checked (`INVALID_CONFIG` for one
+    /// `toJSON()` did not write): its parts in an array, in the order of `readState`'s doc.
+    #[wasm_bindgen(js_name = readState, catch)]
+    pub fn read_state(state: &JsValue) -> Result<Array, JsValue>;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), or undefined.
