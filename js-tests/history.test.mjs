@@ -434,3 +434,18 @@ test("a revoked proxy, as a message or a list, is a ReduceError from every ChatH
   history.push({ role: "user", content: "still works" });
   assert.equal(history.messages.length, 1);
 });
+
+test("prepare({ signal }) bounds that prepare's summarizer instead of config.signal: an aborted request does not stop the history for good", async () => {
+  const aborted = AbortSignal.abort();
+  let calls = 0;
+  const config = { strategy: "summarize", targetMessages: 4, signal: aborted, summarizer: async () => { calls++; return "Earlier: plants."; } };
+  const history = new ChatHistory(config, chat(6));
+  await assert.rejects(history.prepare(), (e) => e instanceof ReduceError && e.code === "ABORTED");
+  await assert.rejects(history.prepare(), (e) => e.code === "ABORTED", "config.signal stays aborted");
+  const messages = await history.prepare({ signal: new AbortController().signal });
+  assert.equal(calls, 1);
+  assert.match(messages[1].content, /Earlier: plants/);
+  history.push(...chat(6).slice(1));
+  await assert.rejects(history.prepare({ signal: aborted }), (e) => e.code === "ABORTED");
+  await assert.rejects(history.prepare({ signal: "no" }), (e) => e.code === "INVALID_CONFIG" && e.field === "signal");
+});

@@ -15,11 +15,19 @@ import { messageList, Reading, readOne } from "./reader.js";
  * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
  * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
  * `calibration` the history learned, where given, and a summarizer that counts each call it
- * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`).
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`); and the
+ * `signal` of `prepare`'s `options`, if it has one, instead of the config's.
  */
-export function historyConfig(config, tokenCounts, calibration, calls) {
+export function historyConfig(config, tokenCounts, calibration, calls, options) {
   calls.n = 0;
   const own = {};
+  let signal;
+  try {
+    signal = options !== null && typeof options === "object" ? options.signal : undefined;
+  } catch {
+    // (Not a signal: none.)
+  }
+  if (signal !== undefined) own.signal = { value: signal };
   if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
   if (calibration !== undefined) own.calibration = { value: calibration };
   let summarizer;

@@ -228,13 +228,20 @@ impl ChatHistory {
 
     /// Reduces the working history if a trigger fires, applies the reduction in place, and
     /// resolves to the messages to send. A `prepare()` called while another runs starts when
-    /// that one has settled, from the history it left.
+    /// that one has settled, from the history it left. `options.signal` bounds this one's
+    /// summarizer instead of `config.signal` (a history outlives a request's signal).
     ///
     /// ```javascript
-    /// const messages = await history.prepare();
+    /// const messages = await history.prepare({ signal: request.signal });
     /// ```
     #[wasm_bindgen(unchecked_return_type = "Promise<M[]>")]
-    pub fn prepare(&self) -> js_sys::Promise {
+    pub fn prepare(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ signal?: AbortSignal }")] options: Option<
+            JsValue,
+        >,
+    ) -> js_sys::Promise {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
         let state = self.state.clone();
         let before = self.state.borrow_mut().preparing.take();
         let promise = future_to_promise(async move {
@@ -253,7 +260,7 @@ impl ChatHistory {
                 )
             };
             // (Reads the caller's config: not while the state is held.)
-            let config = super::js::history_config(&config, &counts, calibration, &calls);
+            let config = super::js::history_config(&config, &counts, calibration, &calls, &options);
             let result = reduce_value(messages.into(), config).await;
             let mut s = state.borrow_mut();
             // Every call of the summarizer counts, whatever came of it (a rejection under

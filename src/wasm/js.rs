@@ -304,6 +304,7 @@ extern "C" {
         token_counts: &JsValue,
         calibration: Option<f64>,
         calls: &Object,
+        options: &JsValue,
     ) -> JsValue;
     /// A copy of a history's offloaded originals (each id's array copied; entries that are
     /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.

@@ -158,7 +158,7 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
 export function failureMessage(reason, cause, a, b) {
   if (reason === "timeout") return `the summarizer did not answer within timeoutMs (${a} ms)`;
   if (reason === "tooLarge") {
-    return `the summary has ${a} tokens, over its limit (${b}: summaryMaxTokens, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens`;
+    return `the summary has ${a} tokens (its tag and role included), over its limit (${b}: summaryMaxTokens, what targetTokens leaves beside the messages that stay, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens or targetTokens`;
   }
   const text = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "a value that is not an Error";
   return reason === "rejected" ? `the summarizer rejected: ${text}` : text;
