@@ -422,7 +422,7 @@ async fn chat_history_summarizes_once_per_threshold_and_round_trips_through_json
                 r#"{{"role":"{who}","content":"turn {t}"}}"#
             ))])
             .unwrap();
-        let sent = wasm_bindgen_futures::JsFuture::from(history.prepare())
+        let sent = wasm_bindgen_futures::JsFuture::from(history.prepare(None))
             .await
             .unwrap();
         let after_summary = array(&sent)
