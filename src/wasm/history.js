@@ -156,6 +156,27 @@ export function checkMessages(values, before, by, formats) {
   return formats;
 }
 
+/**
+ * `recordUsage`'s `[inputTokens, outputTokens]`: each a count from 0 to
+ * `Number.MAX_SAFE_INTEGER` (so that no total is ever Infinity), or undefined when left
+ * out (undefined or null); `INVALID_CONFIG` (field `usage`) for anything else.
+ */
+export function usageCounts(usage) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `recordUsage${message}`, undefined, "usage");
+  if (usage === null || typeof usage !== "object") throw invalid(" takes { inputTokens, outputTokens }");
+  return ["inputTokens", "outputTokens"].map((key) => {
+    let n;
+    try {
+      n = usage[key];
+    } catch (e) {
+      throw invalid(`: ${key} could not be read: ${reason(e)}`);
+    }
+    if (n === undefined || n === null) return undefined;
+    if (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER) return n;
+    throw invalid(`: ${key} must be a finite number ≥ 0, at most 9007199254740991 (Number.MAX_SAFE_INTEGER)`);
+  });
+}
+
 /** The kind and the version of `toJSON()`'s state (`STATE_KIND`, `STATE_VERSION` in
  * history.rs, which writes it). */
 const STATE_KIND = "chat-history-reducer/ChatHistory";

@@ -12,9 +12,8 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::decode::{decode_config, decode_messages, set, Call};
 use super::reduce_value;
 use crate::calibration::update;
-use crate::error::ReduceError;
 use crate::formats::FormatChoice;
-use crate::history::{spread, Stats, MAX_COUNT};
+use crate::history::{spread, Stats};
 
 /// The version of `toJSON()`'s shape, and its kind; `fromJSON` reads this one (`readState`
 /// in history.js, which has them too: a round-trip test fails if they part).
@@ -72,12 +71,6 @@ fn array(values: &[JsValue]) -> Array {
 
 fn get(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// `value` as a token count a history takes (from `recordUsage` or a state): a number from 0
-/// to [`MAX_COUNT`].
-fn token_count(value: &JsValue) -> Option<f64> {
-    value.as_f64().filter(|n| (0.0..=MAX_COUNT).contains(n))
 }
 
 impl ChatHistory {
@@ -304,31 +297,9 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "{ inputTokens?: number; outputTokens?: number }")]
         usage: JsValue,
     ) -> Result<(), JsValue> {
-        let number = |key: &str| -> Result<Option<f64>, JsValue> {
-            match get(&usage, key) {
-                v if v.is_undefined() || v.is_null() => Ok(None),
-                v => match token_count(&v) {
-                    Some(n) => Ok(Some(n)),
-                    None => Err(ReduceError::config(
-                        "usage",
-                        format!(
-                            "recordUsage: {key} must be a finite number ≥ 0, at most \
-                             9007199254740991 (Number.MAX_SAFE_INTEGER)"
-                        ),
-                    )
-                    .into()),
-                },
-            }
-        };
-        if !usage.is_object() {
-            return Err(ReduceError::config(
-                "usage",
-                "recordUsage takes { inputTokens, outputTokens }",
-            )
-            .into());
-        }
-        let input = number("inputTokens")?;
-        let output = number("outputTokens")?;
+        // (Checked in JavaScript: `INVALID_CONFIG`, field `usage`, for a count out of bounds.)
+        let counts = super::js::usage_counts(&usage)?;
+        let (input, output) = (counts.get(0).as_f64(), counts.get(1).as_f64());
         // (The state is not held while messages are read or counted: the caller's code, a
         // getter or countTokens, may call this history.)
         let (config, messages, prompt_len, counts) = {

@@ -310,6 +310,10 @@ extern "C" {
     /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.
     #[wasm_bindgen(js_name = offloadedCopy)]
     pub fn offloaded_copy(offloaded: &JsValue) -> Object;
+    /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
+    /// (`INVALID_CONFIG`, field `usage`, for anything else).
+    #[wasm_bindgen(js_name = usageCounts, catch)]
+    pub fn usage_counts(usage: &JsValue) -> Result<Array, JsValue>;
     /// What `ChatHistory.fromJSON` takes of a state, checked (`INVALID_CONFIG` for one
     /// `toJSON()` did not write): its parts in an array, in the order of `readState`'s doc.
     #[wasm_bindgen(js_name = readState, catch)]
