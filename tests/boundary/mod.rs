@@ -748,6 +748,15 @@ fn a_history_far_larger_than_a_round_weighs_as_its_messages_do() {
     assert_eq!(wasm::estimate_tokens(&messages, None).unwrap(), want);
 }
 
+/// The bytes of this module's wasm memory (which grows, and never shrinks).
+fn wasm_memory() -> f64 {
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as f64
+}
+
 #[wasm_bindgen_test]
 fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
     // A piece longer than a round is encoded and weighed in parts, cut between code points
@@ -755,13 +764,6 @@ fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
     // a cut): the weight of the whole, and wasm memory, which never shrinks, not grown by
     // the text's size (it was, by 2 to 3 bytes a character).
     use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};
-    let memory = || {
-        wasm_bindgen::memory()
-            .unchecked_into::<js_sys::WebAssembly::Memory>()
-            .buffer()
-            .unchecked_into::<js_sys::ArrayBuffer>()
-            .byte_length() as f64
-    };
     let w = Weights::default();
     let mut next = xorshift(2024);
     for (case, len) in [65_535usize, 65_536, 65_537, 200_001, 3_000_000]
@@ -778,7 +780,7 @@ fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
         let message = Object::new();
         Reflect::set(&message, &"role".into(), &"user".into()).unwrap();
         Reflect::set(&message, &"content".into(), &text.as_str().into()).unwrap();
-        let before = memory();
+        let before = wasm_memory();
         let got = wasm::estimate_tokens(&Array::of1(&message), None).unwrap();
         let want = message_tokens(
             text_weight("user", &w) + text_weight(&text, &w),
@@ -788,7 +790,7 @@ fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
         );
         assert_eq!(got, want, "case {case}: {len} characters");
         if len > 1_000_000 {
-            let grown = memory() - before;
+            let grown = wasm_memory() - before;
             assert!(
                 grown <= 1024.0 * 1024.0,
                 "wasm memory grew by {grown} bytes"
@@ -801,13 +803,6 @@ fn one_huge_text_is_weighed_in_parts_without_memory_for_it() {
 fn estimating_a_huge_history_needs_no_memory_for_its_texts() {
     // 32 million characters of text: encoded a round at a time, never all at once (which
     // grew wasm memory by their size, for good: a wasm memory does not shrink).
-    let memory = || {
-        wasm_bindgen::memory()
-            .unchecked_into::<js_sys::WebAssembly::Memory>()
-            .buffer()
-            .unchecked_into::<js_sys::ArrayBuffer>()
-            .byte_length() as f64
-    };
     let text = js_sys::JsString::from("A line of a long tool result, with some digits 12345.\n")
         .repeat(300)
         .slice(0, 16_000);
@@ -819,10 +814,10 @@ fn estimating_a_huge_history_needs_no_memory_for_its_texts() {
         Reflect::set(&message, &"content".into(), &text).unwrap();
         messages.push(&message);
     }
-    let before = memory();
+    let before = wasm_memory();
     let tokens = wasm::estimate_tokens(&messages, None).unwrap();
     assert!(tokens > 2000.0 * 16_000.0 / 8.0, "{tokens}");
-    let grown = memory() - before;
+    let grown = wasm_memory() - before;
     assert!(
         grown <= 4.0 * 1024.0 * 1024.0,
         "wasm memory grew by {grown} bytes"
