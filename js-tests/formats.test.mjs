@@ -888,3 +888,19 @@ test("vercel-ui: a message with tool parts is a tool message (priority removes i
   assert.match(digest.parts[0].text, /called search\(\{"q":3\}\)/);
   assert.match(digest.parts[0].text, /→ .*result 3/);
 });
+
+test("anthropic: a plain-text document (and one of content blocks) counts as its text, not as an image", () => {
+  const text = "Clause 4.2: the supplier shall deliver the goods within thirty days. ".repeat(300);
+  const asDocument = { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: text } }] };
+  const asText = { role: "user", content: [{ type: "text", text }] };
+  assert.equal(estimateTokens(asDocument), estimateTokens(asText));
+  const blocks = { role: "user", content: [{ type: "document", title: "Terms", source: { type: "content", content: [{ type: "text", text }] } }] };
+  assert.equal(estimateTokens(blocks), estimateTokens(asText) + estimateTokens({ role: "user", content: "Terms" }) - estimateTokens({ role: "user", content: "" }));
+  // A PDF is media: imageTokens.
+  const pdf = { role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] };
+  assert.equal(estimateTokens(pdf, { imageTokens: 700, messageOverhead: 0 }) - estimateTokens({ role: "user", content: [] }, { messageOverhead: 0 }), 700);
+  // In a tool result too.
+  const call = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "fetch", input: {} }] };
+  const result = (block) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [block] }] });
+  assert.equal(estimateTokens([call, result(asDocument.content[0])]), estimateTokens([call, result({ type: "text", text })]));
+});

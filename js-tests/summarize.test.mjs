@@ -872,3 +872,14 @@ test("a reduction that rejects still ends its reduceStart with a reduceEnd (the 
   assert.throws(() => reduceSync(history, { maxTokens: 5, onOverBudget: "error", onEvent: (e) => events.push(e.type) }), (e) => e.code === "BUDGET_UNREACHABLE");
   assert.deepEqual(events, ["reduceStart", "reduceEnd"]);
 });
+
+test("summarize: when what must stay misses the target by itself, it is truncate's over budget, not a summary too large", async () => {
+  const history = [];
+  for (let i = 0; i < 5; i++) history.push({ role: "user", content: `q ${i}` }, { role: "assistant", content: `a ${i}` });
+  history.push({ role: "user", content: "lorem ipsum ".repeat(800) }); // the latest input alone is over the budget
+  let calls = 0;
+  const config = { maxTokens: 500, strategy: "summarize", onSummarizerError: "throw", summarizer: async () => { calls++; return "s"; } };
+  const r = await reduce(history, config);
+  assert.deepEqual([calls, r.overBudget, r.events.map((e) => e.type)], [0, true, ["truncate"]]);
+  await assert.rejects(reduce(history, { ...config, onOverBudget: "error" }), (e) => e.code === "BUDGET_UNREACHABLE" && /protected messages alone/.test(e.message));
+});

@@ -245,6 +245,11 @@ pub async fn reduce_with_summarizer(
     // What is left for the text: the aim less the wrapping (when the aim is a quarter of
     // the originals, not a bound, as much of the aim as the limit allows).
     let wrapping = wrapping(call, reading, t)?;
+    if plan.limit <= 0.0 {
+        // What must stay misses the token target by itself, and no summary can help: what
+        // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
+        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
+    }
     let room = plan.limit - wrapping - 1.0;
     let aim = plan.target_tokens - (plan.limit - room);
     let target = aim.max(plan.target_tokens.min(room)).max(1.0);

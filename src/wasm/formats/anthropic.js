@@ -4,7 +4,7 @@
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { ASSISTANT, bad, describe, REAL_USER, SYSTEM, table, TOOL, USER } from "../common.js";
-import { contentFlags, foreignPart, linkId, partsFit, payload, roleError } from "./content.js";
+import { contentFlags, documentBlock, foreignPart, linkId, partsFit, payload, roleError } from "./content.js";
 
 const ANTHROPIC_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
 
@@ -30,7 +30,10 @@ export function readAnthropic(r, i, m) {
   for (const b of content) {
     if (b === null || typeof b !== "object") continue;
     switch (b.type) {
-      case "image": case "document": case "container_upload":
+      case "document":
+        documentBlock(r, b);
+        break;
+      case "image": case "container_upload":
         r.image();
         break;
       case "tool_use": case "server_tool_use": case "mcp_tool_use": {

@@ -80,13 +80,32 @@ export function linkId(value) {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
 }
 
+/**
+ * An Anthropic `document` block: its text when its source is plain text (`{type: "text",
+ * data}`) or content blocks (`{type: "content", content}`), with its title and context;
+ * else (a PDF, a file, a URL) `imageTokens`, as an image.
+ */
+export function documentBlock(r, b) {
+  const source = b.source;
+  if (source !== null && typeof source === "object" && (source.type === "text" || source.type === "content")) {
+    r.text(b.title);
+    r.text(b.context);
+    if (source.type === "text") r.text(source.data);
+    else payload(r, source.content);
+  } else {
+    r.image();
+  }
+}
+
 /** Texts and images of a nested result payload (tool results hold text or parts). */
 export function payload(r, value) {
   if (typeof value === "string") {
     r.text(value);
   } else if (Array.isArray(value)) {
     for (const part of value) {
-      if (mediaPart(part)) {
+      if (part !== null && typeof part === "object" && part.type === "document") {
+        documentBlock(r, part);
+      } else if (mediaPart(part)) {
         r.image();
       } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
         r.text(part.text);
