@@ -449,3 +449,26 @@ test("prepare({ signal }) bounds that prepare's summarizer instead of config.sig
   await assert.rejects(history.prepare({ signal: aborted }), (e) => e.code === "ABORTED");
   await assert.rejects(history.prepare({ signal: "no" }), (e) => e.code === "INVALID_CONFIG" && e.field === "signal");
 });
+
+test("recordUsage: a reply that holds tool outputs (an AI SDK UIMessage's tool parts) takes no outputTokens count, so the next prompt is still reduced", async () => {
+  // outputTokens counts what the model wrote; the UIMessage holds the tool's output too: as
+  // its exact count, it hid a 1,682-token prompt over a 1,000 budget (audit).
+  const config = { maxTokens: 1000 };
+  const history = new ChatHistory(config);
+  history.push({ id: "u1", role: "user", parts: [{ type: "text", text: "Search the docs" }] });
+  let prompt = await history.prepare();
+  history.recordUsage({ inputTokens: estimateTokens(prompt, config), outputTokens: 40 });
+  history.push({ id: "a1", role: "assistant", parts: [
+    { type: "tool-search", toolCallId: "c1", state: "output-available", input: { q: "d" }, output: "lorem ipsum dolor sit amet ".repeat(300) },
+    { type: "text", text: "Found it." },
+  ] });
+  history.push({ id: "u2", role: "user", parts: [{ type: "text", text: "and now?" }] });
+  assert.equal(history.toJSON().counts[1], null, "no count for the reply");
+  prompt = await history.prepare();
+  assert.ok(estimateTokens(prompt, config) <= 800, `${estimateTokens(prompt, config)}`);
+  assert.equal(prompt.at(-1).id, "u2");
+  // A plain reply still takes it.
+  history.push({ id: "a2", role: "assistant", parts: [{ type: "text", text: "Here." }] });
+  history.recordUsage({ outputTokens: 3 });
+  assert.equal(history.toJSON().counts.at(-1), 3);
+});

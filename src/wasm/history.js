@@ -73,17 +73,28 @@ export function reloaded(offloaded, id) {
  * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
  * item; not a reasoning item, which the reply's next item carries), or undefined.
  * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
- * while the model was answering is not the reply.
+ * while the model was answering is not the reply. Null for a reply that holds more than the
+ * model wrote, which `outputTokens` would under-count: tool outputs (an AI SDK UIMessage's
+ * tool parts, the results of provider-executed tools), or a tool part whose output comes
+ * later into the same message.
  */
 export function replyOf(values) {
   for (const m of values) {
     try {
-      if (byModel(m)) return m;
+      if (byModel(m)) return holdsResults(m) ? null : m;
     } catch {
       // (A message whose fields throw is not taken for the reply.)
     }
   }
   return undefined;
+}
+
+function holdsResults(m) {
+  // (A UIMessage's parts, whose tool parts hold call and output; else content parts.)
+  const ui = Array.isArray(m.parts);
+  const parts = ui ? m.parts : m.content;
+  return Array.isArray(parts) && parts.some((p) => p !== null && typeof p === "object" && typeof p.type === "string" &&
+    (ui ? p.type === "dynamic-tool" || p.type.startsWith("tool-") : p.type === "tool-result"));
 }
 
 function byModel(m) {

@@ -178,8 +178,11 @@ impl ChatHistory {
         };
         let mut s = self.state.borrow_mut();
         s.formats &= formats;
+        // (A reply that holds more than the model wrote, null, takes no count.)
         if let (Some(output), false) = (s.pending_output, reply.is_undefined()) {
-            s.counts.set(&reply, &JsValue::from(output));
+            if reply.is_object() {
+                s.counts.set(&reply, &JsValue::from(output));
+            }
             s.pending_output = None;
         }
         for m in &messages {
@@ -331,7 +334,7 @@ impl ChatHistory {
                 after.push(&messages.get(i));
             }
             let reply = super::js::reply_of(&after);
-            if !reply.is_undefined() {
+            if reply.is_object() {
                 counts.set(&reply, &JsValue::from(output));
             }
             self.state.borrow_mut().pending_output = reply.is_undefined().then_some(output);

@@ -320,7 +320,8 @@ extern "C" {
     pub fn read_state(state: &JsValue) -> Result<Array, JsValue>;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
-    /// The first of `values` the model wrote (the start of its reply), or undefined.
+    /// The first of `values` the model wrote (the start of its reply), null for one that holds
+    /// more than the model wrote (tool outputs), or undefined.
     #[wasm_bindgen(js_name = replyOf)]
     pub fn reply_of(values: &Array) -> JsValue;
     #[wasm_bindgen(catch, js_name = startingMessages)]
