@@ -785,3 +785,33 @@ test("analyze shows what priority protects: its newest keepRecentPairs user/assi
   // Under another strategy the pairs are nothing special.
   assert.equal(analyze(history, { ...config, strategy: "truncate" }).messages[15].protected, false);
 });
+
+test("countTokens is called for new messages only, turn after turn, though the reduced prompt is reduced or estimated between turns", () => {
+  // The prompt's reading (it starts with the same system message) took the place of the
+  // whole history's, and every dropped message was counted again on the next turn: 360
+  // countTokens calls a turn at 400 messages (audit).
+  let calls = 0;
+  const config = { maxTokens: 500, countTokens: (m) => (calls++, Math.ceil(m.content.length / 4) + 3) };
+  const history = [{ role: "system", content: "You are helpful." }];
+  const perTurn = [];
+  for (let turn = 0; turn < 120; turn++) {
+    history.push({ role: "user", content: `question ${turn} lorem ipsum dolor sit amet` });
+    calls = 0;
+    const prompt = reduceSync(history, config).messages;
+    perTurn.push(calls);
+    reduceSync(prompt, config);
+    estimateTokens(prompt, config);
+    history.push({ role: "assistant", content: `answer ${turn} consectetur adipiscing elit` });
+  }
+  assert.ok(perTurn.slice(20).every((n) => n <= 2), JSON.stringify(perTurn.slice(20)));
+  // An app that goes on with the reduced history: its new messages only, too.
+  let working = reduceSync(history, config).messages;
+  for (let turn = 0; turn < 30; turn++) {
+    working = [...working, { role: "user", content: `more ${turn}` }];
+    calls = 0;
+    working = reduceSync(working, config).messages;
+    // (The first turn may count the last reply again: the prompt's reading before it did not
+    // have it.)
+    assert.ok(calls <= (turn === 0 ? 2 : 1), `turn ${turn}: ${calls} calls`);
+  }
+});

@@ -562,6 +562,14 @@ const BY_FIRST = new WeakMap();
 /** How many readings one first message keeps (one per set of estimator options). */
 const PER_FIRST = 4;
 
+/** Calls that found their reading among those of their first message, and how many of
+ * them a reading may go unused before it goes (`keepReading`). */
+let CALLS = 0;
+const KEEP_UNUSED = 8;
+
+/** How far from its end a call's messages are searched for a kept reading's last one. */
+const LAST_LOOKED_AT = 64;
+
 /** The latest readings, most recent first. */
 const RECENT = [];
 
@@ -588,7 +596,27 @@ function previousReading(items, options, countTokens) {
   const first = items[0];
   const own = BY_FIRST.get(first);
   if (own !== undefined) {
-    for (const r of own) if (madeWith(r, options, countTokens)) return { reading: r, at: 0 };
+    // Of those made with these options, the one whose last message is latest among this
+    // call's (looked for among the last few): the history it grew from, or the reduced one
+    // an app went on with, or the whole history whose prompt this call checks; of two, the
+    // longer.
+    let best, bestAt = -2;
+    for (const r of own) {
+      if (!madeWith(r, options, countTokens)) continue;
+      const last = r.items[r.items.length - 1];
+      let at = items.length - 1;
+      const stop = Math.max(0, items.length - LAST_LOOKED_AT);
+      while (at >= stop && items[at] !== last) at--;
+      if (at < stop) at = -1;
+      if (at > bestAt || (at === bestAt && r.items.length > best.items.length)) {
+        best = r;
+        bestAt = at;
+      }
+    }
+    if (best !== undefined) {
+      best.used = ++CALLS;
+      return { reading: best, at: 0 };
+    }
   }
   for (const r of RECENT) {
     if (!madeWith(r, options, countTokens)) continue;
@@ -611,8 +639,17 @@ function keepReading(reading) {
   reading.previous = undefined;
   let own = BY_FIRST.get(first);
   if (own === undefined) BY_FIRST.set(first, (own = []));
-  const k = own.findIndex((r) => madeWith(r, reading.options, reading.countTokens));
+  // It replaces the reading it took over from, unless it read fewer messages: the prompt a
+  // reduction made, estimated or checked before the next turn, must not take the place of
+  // the whole history's reading (whose every dropped message the next turn would count
+  // again: `countTokens` called for each).
+  const k = own.findIndex((r) => (r === before || (before === undefined && madeWith(r, reading.options, reading.countTokens))) &&
+    r.items.length <= reading.items.length);
   if (k >= 0) own.splice(k, 1);
+  // (A reading no call took over from for a while goes: the longer one kept beside a
+  // shorter, once the app went on with the reduced history.)
+  reading.used = CALLS;
+  for (let j = own.length - 1; j >= 0; j--) if (CALLS - own[j].used > KEEP_UNUSED) own.splice(j, 1);
   own.unshift(reading);
   if (own.length > PER_FIRST) own.length = PER_FIRST;
   const j = RECENT.indexOf(before);
