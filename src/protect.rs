@@ -16,17 +16,20 @@ pub enum Protection {
     LatestUserInput,
     /// Kept so that the history starts on a real user input before a protected group.
     StartOnUser,
+    /// `priority`'s newest `keepRecentPairs` user/assistant pairs.
+    RecentPair,
 }
 
 impl Protection {
     /// Every protection, `None` first: the boundary names them by their place here.
-    pub const ALL: [Protection; 6] = [
+    pub const ALL: [Protection; 7] = [
         Protection::None,
         Protection::System,
         Protection::Summary,
         Protection::KeepLast,
         Protection::LatestUserInput,
         Protection::StartOnUser,
+        Protection::RecentPair,
     ];
 
     /// Its place in [`Protection::ALL`].
@@ -46,6 +49,7 @@ impl Protection {
             Protection::KeepLast => "keepLast",
             Protection::LatestUserInput => "latestUserInput",
             Protection::StartOnUser => "startOnUser",
+            Protection::RecentPair => "keepRecentPairs",
         })
     }
 }

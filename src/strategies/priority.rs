@@ -56,11 +56,11 @@ fn protect_recent_pairs(t: &Transcript, s: &Structure, p: &mut [Protection], pai
         let first = &t.messages[group.start as usize];
         if first.is_real_user() {
             if !p[g].is_protected() {
-                p[g] = Protection::KeepLast;
+                p[g] = Protection::RecentPair;
             }
             if let Some(a) = answer.take() {
                 if !p[a].is_protected() {
-                    p[a] = Protection::KeepLast;
+                    p[a] = Protection::RecentPair;
                 }
             }
             left -= 1;

@@ -313,7 +313,7 @@ export interface MessageAnalysis {
   /** Whether no reduction may remove it. */
   protected: boolean;
   /** Why it is protected. */
-  protectedBy?: "system" | "summary" | "keepLast" | "latestUserInput" | "startOnUser";
+  protectedBy?: "system" | "summary" | "keepLast" | "latestUserInput" | "startOnUser" | "keepRecentPairs";
   summary: boolean;
   /** A real user input (not only tool results). */
   realUser: boolean;
