@@ -472,3 +472,18 @@ test("recordUsage: a reply that holds tool outputs (an AI SDK UIMessage's tool p
   history.recordUsage({ outputTokens: 3 });
   assert.equal(history.toJSON().counts.at(-1), 3);
 });
+
+test("ChatHistory says when the last prepare() missed its budget (stats().overBudget, and reduceEnd's overBudget)", async () => {
+  const ends = [];
+  const config = { maxTokens: 50, onEvent: (e) => { if (e.type === "reduceEnd") ends.push(e.overBudget); } };
+  const history = new ChatHistory(config, chat(3));
+  await history.prepare();
+  assert.equal(history.stats().overBudget, false);
+  history.push({ role: "user", content: "a long question ".repeat(40) }); // the latest input alone is over
+  await history.prepare();
+  assert.equal(history.stats().overBudget, true);
+  history.push({ role: "assistant", content: "ok" }, { role: "user", content: "short" });
+  await history.prepare();
+  assert.equal(history.stats().overBudget, false);
+  assert.deepEqual(ends, [false, true, false]);
+});

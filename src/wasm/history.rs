@@ -41,6 +41,8 @@ struct State {
     /// The formats every message pushed fits (`checkMessages`), so that `push` refuses one
     /// of another format at once; 0 under a named `config.format`.
     formats: u32,
+    /// Whether the last `prepare()` missed a target because of protected messages.
+    over_budget: bool,
     /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
     generation: u32,
     /// The latest `prepare()`: the next one starts when it has settled, on the history it
@@ -101,6 +103,7 @@ impl ChatHistory {
                 pending_output: None,
                 calibration: None,
                 formats,
+                over_budget: false,
                 generation: 0,
                 preparing: None,
             })),
@@ -263,6 +266,7 @@ impl ChatHistory {
             // `onSummarizerError: "throw"`, a reduction that no longer applies).
             s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
             let result = result?;
+            s.over_budget = get(&result, "overBudget").as_bool() == Some(true);
             if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
                 let reduced = Array::from(&get(&result, "messages"));
                 // Messages pushed while the summarizer ran stay, after the reduced history.
@@ -355,15 +359,16 @@ impl ChatHistory {
         super::js::reloaded(&self.state.borrow().offloaded, &id)
     }
 
-    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio }`: every call of the
-    /// summarizer counts, whatever its outcome; the tokens saved are whole; the ratio is the
-    /// tokens of `original` over those of the working history.
+    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio, overBudget }`: every
+    /// call of the summarizer counts, whatever its outcome; the tokens saved are whole; the
+    /// ratio is the tokens of `original` over those of the working history; `overBudget`:
+    /// the last `prepare()` missed a target because of protected messages.
     ///
     /// ```javascript
     /// const { summarizerCalls, compressionRatio } = history.stats();
     /// ```
     #[wasm_bindgen(
-        unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }"
+        unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean }"
     )]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         // (Counted without holding the state: countTokens may call this history.)
@@ -387,6 +392,7 @@ impl ChatHistory {
         set(&out, "summarizerCalls", stats.summarizer_calls);
         set(&out, "tokensSaved", stats.tokens_saved);
         set(&out, "compressionRatio", ratio);
+        set(&out, "overBudget", self.state.borrow().over_budget);
         Ok(out.into())
     }
 

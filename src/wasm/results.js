@@ -228,6 +228,6 @@ export function reportReduction(onEvent, strategy, messages, tokens, result, dur
     ? { type: "reduceStart", strategy, messages, tokens }
     : {
       type: "reduceEnd", reduced: result.reduced, tokensBefore: result.tokensBefore,
-      tokensAfter: result.tokensAfter, durationMs,
+      tokensAfter: result.tokensAfter, overBudget: result.overBudget, durationMs,
     });
 }

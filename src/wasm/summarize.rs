@@ -353,6 +353,7 @@ pub fn finish(
         set(e, "reduced", r.reduced);
         set(e, "tokensBefore", r.tokens_before);
         set(e, "tokensAfter", r.tokens_after);
+        set(e, "overBudget", r.over_budget);
         set(e, "durationMs", now() - started);
     })?;
     Ok(encode_result(
