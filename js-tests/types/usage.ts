@@ -98,11 +98,12 @@ expectType<Equals<ConstructorParameters<typeof ChatHistory<Message>>, [config: R
 expectType<Equals<ChatHistory<VercelMessage>["messages"], VercelMessage[]>>();
 expectType<Equals<ChatHistory["messages"], Message[]>>();
 expectType<Equals<ChatHistory["original"], Message[]>>();
-expectType<Equals<ChatHistory["prepare"], () => Promise<Message[]>>>();
+// (SPEC's prepare(), with an optional signal for that call's summarizer.)
+expectType<Equals<ChatHistory["prepare"], (options?: { signal?: AbortSignal }) => Promise<Message[]>>>();
 expectType<Equals<ChatHistory["push"], (...messages: Message[]) => void>>();
 expectType<Equals<ChatHistory["reload"], (id: string) => Message[] | undefined>>();
 expectType<Equals<ChatHistory["events"], CompressionEvent[]>>();
-expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number }>>();
+expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean }>>();
 expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(state: ChatHistoryState<M>, config: ReduceConfig<M>) => ChatHistory<M>>>();
 
 // §1: the context_reload tool definition
