@@ -904,3 +904,21 @@ test("anthropic: a plain-text document (and one of content blocks) counts as its
   const result = (block) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [block] }] });
   assert.equal(estimateTokens([call, result(asDocument.content[0])]), estimateTokens([call, result({ type: "text", text })]));
 });
+
+test("priority: an AI SDK UIMessage reply that holds its tool calls and its answer is the pair's answer (keepRecentPairs)", () => {
+  const text = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
+  const reply = (id, k) => ({ id, role: "assistant", parts: [
+    { type: "tool-search", toolCallId: `c${k}`, state: "output-available", input: {}, output: "result" }, { type: "text", text: `answer ${k}` }] });
+  const ui = [text("1", "user", "q1"), reply("2", 1), text("3", "user", "q2"), reply("4", 2), text("5", "user", "q3")];
+  const r = reduceSync(ui, { strategy: "priority", maxTokens: 100, keepLast: 1, keepRecentPairs: 2, tokenCounts: [10, 40, 10, 40, 10] });
+  // The newest two pairs: q2 with its reply, and q3 (the latest input).
+  assert.ok(r.kept.includes(2) && r.kept.includes(3), JSON.stringify(r.kept));
+  assert.equal(analyze(ui, { strategy: "priority", maxTokens: 100, keepLast: 1, keepRecentPairs: 2 }).messages[3].protectedBy, "keepRecentPairs");
+});
+
+test("langchain: a plain-text document block counts as its text", () => {
+  const text = "Clause 4.2: delivery within thirty days. ".repeat(200);
+  const doc = new HumanMessage({ content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: text } }] });
+  const plain = new HumanMessage({ content: [{ type: "text", text }] });
+  assert.equal(estimateTokens([doc]), estimateTokens([plain]));
+});

@@ -487,3 +487,14 @@ test("ChatHistory says when the last prepare() missed its budget (stats().overBu
   assert.equal(history.stats().overBudget, false);
   assert.deepEqual(ends, [false, true, false]);
 });
+
+test("stats().overBudget is the last prepare()'s: false again after one that rejected", async () => {
+  const config = { strategy: "summarize", maxTokens: 50, onSummarizerError: "throw", summarizer: async () => { throw new Error("down"); } };
+  const history = new ChatHistory(config, chat(1));
+  history.push({ role: "user", content: "a long question ".repeat(40) });
+  await history.prepare(); // (the latest input alone is over: truncate's over budget, no summary asked)
+  assert.equal(history.stats().overBudget, true);
+  history.push({ role: "assistant", content: "ok" }, { role: "user", content: "short" });
+  await assert.rejects(history.prepare(), (e) => e instanceof ReduceError); // (throw mode: no summary)
+  assert.equal(history.stats().overBudget, false);
+});

@@ -883,3 +883,13 @@ test("summarize: when what must stay misses the target by itself, it is truncate
   assert.deepEqual([calls, r.overBudget, r.events.map((e) => e.type)], [0, true, ["truncate"]]);
   await assert.rejects(reduce(history, { ...config, onOverBudget: "error" }), (e) => e.code === "BUDGET_UNREACHABLE" && /protected messages alone/.test(e.message));
 });
+
+test("onEvent that throws on reduceEnd: its error, and no second reduceEnd", async () => {
+  const seen = [];
+  const onEvent = (e) => { seen.push(e.type); if (e.type === "reduceEnd") throw new Error("ui gone"); };
+  await assert.rejects(reduce(chat(30), { strategy: "summarize", targetMessages: 6, onEvent, summarizer: async () => "s" }), /ui gone/);
+  assert.deepEqual(seen.filter((t) => t === "reduceEnd"), ["reduceEnd"]);
+  seen.length = 0;
+  assert.throws(() => reduceSync(chat(30), { maxTokens: 100, onEvent }), /ui gone/);
+  assert.deepEqual(seen, ["reduceStart", "reduceEnd"]);
+});

@@ -36,7 +36,7 @@ function splitImports(source, file) {
     let line = lines[i];
     while (!line.endsWith(";") && i + 1 < lines.length) line += ` ${lines[++i].trim()}`;
     const m = IMPORT.exec(line.replace(/\{\s+/, "{ ").replace(/,?\s*\}/, " }"));
-    if (!m) throw new Error(`${file}: an import this does not bundle: ${line}`);
+    if (!m || / as /.test(m[1])) throw new Error(`${file}: an import this does not bundle: ${line}`);
     imports.push({ names: m[1].split(",").map((n) => n.trim()).filter(Boolean), from: m[2] });
   }
   return { imports, body };

@@ -65,7 +65,8 @@ fn protect_recent_pairs(t: &Transcript, s: &Structure, p: &mut [Protection], pai
             }
             left -= 1;
         } else if answer.is_none()
-            && !group.has_tool
+            // (An AI SDK UIMessage answers its own tool calls: a group of one.)
+            && (!group.has_tool || group.end - group.start == 1)
             && group.range().any(|i| t.messages[i].role == Role::Assistant)
         {
             answer = Some(g);

@@ -34,6 +34,9 @@ pub struct Callbacks {
     pub summarizer: JsValue,
     pub on_event: JsValue,
     pub signal: JsValue,
+    /// Whether `reduceEnd` went to `onEvent` (what it throws then is not to be followed by
+    /// another, `summarize::ended_with`).
+    pub ended: std::cell::Cell<bool>,
 }
 
 /// What a call needs: the validated config and its callbacks.

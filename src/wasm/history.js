@@ -4,6 +4,7 @@
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { bad, describe, own, reason, ReduceError } from "./common.js";
+import { isUiTool } from "./formats/content.js";
 import { langchainShape, looksLangChain } from "./formats/langchain.js";
 import { RESPONSES_TYPES } from "./formats/responses.js";
 import {
@@ -94,7 +95,7 @@ function holdsResults(m) {
   const ui = Array.isArray(m.parts);
   const parts = ui ? m.parts : m.content;
   return Array.isArray(parts) && parts.some((p) => p !== null && typeof p === "object" && typeof p.type === "string" &&
-    (ui ? p.type === "dynamic-tool" || p.type.startsWith("tool-") : p.type === "tool-result"));
+    (ui ? isUiTool(p) : p.type === "tool-result" || p.type.endsWith("_tool_result")));
 }
 
 function byModel(m) {

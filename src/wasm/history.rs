@@ -92,7 +92,7 @@ impl ChatHistory {
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(State {
                 config,
-                // (`list` is the history's own copy: `startingMessages` or `list` made it.)
+                // (`list` is the history's own copy: `startingMessages` or `readState` made it.)
                 original: Array::from(&list),
                 messages: list,
                 counts: Map::new(),
@@ -265,6 +265,7 @@ impl ChatHistory {
             // Every call of the summarizer counts, whatever came of it (a rejection under
             // `onSummarizerError: "throw"`, a reduction that no longer applies).
             s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
+            s.over_budget = false;
             let result = result?;
             s.over_budget = get(&result, "overBudget").as_bool() == Some(true);
             if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {

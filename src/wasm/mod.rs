@@ -139,6 +139,7 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
     );
     if reporting {
         // (Its tokensBefore is completed as it is read, see `estimating`.)
+        call.callbacks.ended.set(true);
         js::report_reduction(on_event, "", 0, 0.0, &result, js::now() - started)?;
     }
     Ok(result)

@@ -6,7 +6,7 @@
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { jsonText, TOOL } from "./common.js";
-import { MEDIA_OUTPUTS, textOfPart } from "./formats/content.js";
+import { isUiTool, MEDIA_OUTPUTS, textOfPart } from "./formats/content.js";
 import { langchainShape } from "./formats/langchain.js";
 import { contentOf, copyOf, withContent } from "./formats/index.js";
 import { withoutOrphans } from "./results.js";
@@ -117,7 +117,7 @@ function rewriteParts(content, replace) {
     } else if (p.functionResponse) {
       wrote = true;
       parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { content: replace(jsonText(p.functionResponse.response)) } } });
-    } else if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) {
+    } else if (isUiTool(p) && "output" in p) {
       wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
     } else if (textOfPart(p) !== undefined) {
@@ -209,16 +209,11 @@ function callsOf(format, m) {
       if (!p || typeof p !== "object") continue;
       if (p.type === "tool_use") add(p.name, p.input);
       else if (p.type === "tool-call") add(p.toolName, p.input ?? p.args);
-      else if (isUiTool(p)) add(p.toolName ?? p.type.slice(5), p.input);
+      else if (format === "vercel-ui" && isUiTool(p)) add(p.toolName ?? p.type.slice(5), p.input);
       else if (p.functionCall) add(p.functionCall.name, p.functionCall.args);
     }
   }
   return out;
-}
-
-/** Whether part `p` is an AI SDK UIMessage tool part: a call with its result. */
-function isUiTool(p) {
-  return typeof p.type === "string" && (p.type === "dynamic-tool" || p.type.startsWith("tool-"));
 }
 
 /** The result text of a tool message, in any format. */
@@ -231,7 +226,7 @@ function resultOf(format, m) {
     if (!p || typeof p !== "object") continue;
     if (p.type === "tool_result") texts.push(typeof p.content === "string" ? p.content : jsonText(p.content));
     else if (p.type === "tool-result") texts.push(payloadText(p.output));
-    else if (isUiTool(p)) texts.push(p.output !== undefined ? payloadText(p.output) : String(p.errorText ?? ""));
+    else if (format === "vercel-ui" && isUiTool(p)) texts.push(p.output !== undefined ? payloadText(p.output) : String(p.errorText ?? ""));
     else if (p.functionResponse) texts.push(jsonText(p.functionResponse.response));
     else if (typeof p.text === "string") texts.push(p.text);
   }

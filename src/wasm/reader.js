@@ -499,9 +499,10 @@ export class Reading {
             dest[at + c++] = unit;
           }
           written = c === length ? c : encodeUtf8(piece, dest, at);
-        } else {
+        } else if (length <= dest.length - at) {
           written = encodeUtf8(piece, dest, at);
         }
+        // (Else it cannot fit: UTF-8 takes a byte a code unit at least.)
         if (written < 0 && at > 0) {
           this.cursor = { k, q, p, off };
           return at;
@@ -559,7 +560,8 @@ export class Reading {
 /** Readings by their first message object, most recent first. */
 const BY_FIRST = new WeakMap();
 
-/** How many readings one first message keeps (one per set of estimator options). */
+/** How many readings one first message keeps (one per set of estimator options, or two:
+ * a whole history's and the shorter one of its prompt, see `keepReading`). */
 const PER_FIRST = 4;
 
 /** Calls that found their reading among those of their first message, and how many of

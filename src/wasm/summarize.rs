@@ -242,17 +242,16 @@ pub async fn reduce_with_summarizer(
         SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
-    // What is left for the text: the aim less the wrapping (when the aim is a quarter of
-    // the originals, not a bound, as much of the aim as the limit allows).
-    let wrapping = wrapping(call, reading, t)?;
     if plan.limit <= 0.0 {
         // What must stay misses the token target by itself, and no summary can help: what
         // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
         return finish_plain(call, reading, &crate::fallback(t, config)?, started);
     }
+    // What the summarizer is asked for: its aim, but no more than is left for the text
+    // within the limit (less the wrapping, and a token for the rounding).
+    let wrapping = wrapping(call, reading, t)?;
     let room = plan.limit - wrapping - 1.0;
-    let aim = plan.target_tokens - (plan.limit - room);
-    let target = aim.max(plan.target_tokens.min(room)).max(1.0);
+    let target = plan.target_tokens.min(room).max(1.0);
     let asked = if room < 1.0 {
         // Not even the shortest summary fits beside what must stay: one too large, without
         // asking.
@@ -275,8 +274,8 @@ pub async fn reduce_with_summarizer(
             let summary = summary_message(call, reading, &answer.text);
             let tokens = count_new_message(&summary, call, t.format)?;
             match plan.limit {
-                max if tokens > max => {
-                    let failure = Failure::TooLarge(tokens, max);
+                limit if tokens > limit => {
+                    let failure = Failure::TooLarge(tokens, limit);
                     failed(call, "history", &failure)?;
                     failure
                 }
@@ -329,6 +328,9 @@ pub fn finish_plain(
 #[cold]
 #[inline(never)]
 pub fn ended_with(call: &Call, t: &Transcript, started: f64, error: JsValue) -> JsValue {
+    if call.callbacks.ended.get() {
+        return error;
+    }
     let tokens = t.total_tokens();
     let _ = report(call, "reduceEnd", |e| {
         set(e, "reduced", false);
@@ -349,6 +351,7 @@ pub fn finish(
     events: Array,
     started: f64,
 ) -> Result<JsValue, JsValue> {
+    call.callbacks.ended.set(true);
     report(call, "reduceEnd", |e| {
         set(e, "reduced", r.reduced);
         set(e, "tokensBefore", r.tokens_before);

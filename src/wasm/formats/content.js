@@ -80,6 +80,12 @@ export function linkId(value) {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
 }
 
+/** Whether part `p` is an AI SDK UIMessage tool part (`tool-NAME` or `dynamic-tool`): a
+ * call, and its output when it has one. */
+export function isUiTool(p) {
+  return typeof p.type === "string" && (p.type === "dynamic-tool" || p.type.startsWith("tool-"));
+}
+
 /**
  * An Anthropic `document` block: its text when its source is plain text (`{type: "text",
  * data}`) or content blocks (`{type: "content", content}`), with its title and context;
@@ -185,7 +191,7 @@ export function openingText(content) {
       const response = p.functionResponse.response;
       return response !== null && typeof response === "object" ? response.content : undefined;
     }
-    if (typeof p.type === "string" && (p.type.startsWith("tool-") || p.type === "dynamic-tool") && "output" in p) return p.output;
+    if (isUiTool(p) && "output" in p) return p.output;
     const text = textOfPart(p);
     if (text !== undefined) return text;
     // An entry of a Responses shell_call_output.

@@ -4,7 +4,7 @@
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { ASSISTANT, bad, OTHER, REAL_USER, SYSTEM, table, TOOL, USER } from "../common.js";
-import { contentFlags, linkId } from "./content.js";
+import { contentFlags, documentBlock, linkId } from "./content.js";
 import { openaiRole } from "./openai.js";
 
 export const LANGCHAIN_TYPES = table({ system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER });
@@ -40,6 +40,7 @@ export function readLangChain(r, i, m) {
   else if (Array.isArray(content)) {
     for (const b of content) {
       if (b === null || typeof b !== "object") r.text(b);
+      else if (b.type === "document") documentBlock(r, b);
       else if (/image|file|audio|document/.test(String(b.type))) r.image();
       else if (b.type === "tool_use" || b.type === "tool_call") r.json(b.input ?? b.args);
       else if (b.type === "thinking") r.text(b.thinking);

@@ -4,7 +4,7 @@
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 import { ASSISTANT, bad, describe, REAL_USER, SYSTEM, table, USER } from "../common.js";
-import { contentFlags, linkId, payload, roleError } from "./content.js";
+import { contentFlags, isUiTool, linkId, payload, roleError } from "./content.js";
 
 const UI_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
 
@@ -19,7 +19,7 @@ export function readVercelUI(r, i, m) {
   for (const p of parts) {
     if (p === null || typeof p !== "object" || typeof p.type !== "string") continue;
     if (p.type === "file") r.image();
-    else if (p.type === "dynamic-tool" || p.type.startsWith("tool-")) {
+    else if (isUiTool(p)) {
       // A UI tool part holds the call and its result together: a call answered in its own
       // message (a tool message, for priority and progressive's tool runs), never an orphan.
       const id = linkId(p.toolCallId);
