@@ -498,3 +498,20 @@ test("stats().overBudget is the last prepare()'s: false again after one that rej
   await assert.rejects(history.prepare(), (e) => e instanceof ReduceError); // (throw mode: no summary)
   assert.equal(history.stats().overBudget, false);
 });
+
+test("after fromJSON, a working message that is one of original is the same object in both, as before the round trip", async () => {
+  const config = { maxTokens: 10_000 };
+  const history = new ChatHistory(config, chat(2));
+  history.push({ id: "a", role: "assistant", content: "pending" });
+  assert.equal(history.messages.at(-1), history.original.at(-1));
+  const state = JSON.parse(JSON.stringify(history.toJSON()));
+  assert.deepEqual(state.origins, [0, 1, 2, 3, 4, 5]);
+  const restored = ChatHistory.fromJSON(state, config);
+  restored.messages.forEach((m, i) => assert.equal(m, restored.original[i], `message ${i}`));
+  // An edit through original reaches the prompt (it did not: two objects, audit).
+  restored.original.at(-1).content = "done";
+  assert.equal((await restored.prepare()).at(-1).content, "done");
+  // A state without origins (toJSON before them) still loads.
+  const { origins, ...older } = state;
+  assert.equal(ChatHistory.fromJSON(older, config).messages.length, 6);
+});

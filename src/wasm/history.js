@@ -62,6 +62,15 @@ export function offloadedCopy(offloaded) {
   return copy;
 }
 
+/** For `toJSON()`: the index in `original` of each working message that is one of its
+ * objects (-1 for one a reduction wrote), so that `fromJSON` gives each back as one object,
+ * in both, as it was (a part an app replaces through either reaches the prompt). */
+export function messageOrigins(messages, original) {
+  const at = new Map();
+  for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
+  return messages.map((m) => at.get(m) ?? -1);
+}
+
 /** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
  * id it does not know, or one that is not a string (a model's tool call may leave it out;
  * own ids only, not what the object inherits, such as `toString`). */
@@ -196,7 +205,8 @@ const STATE_VERSION = 1;
 
 /**
  * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
- * trip), all read before the history holds anything (a getter of the caller's may run):
+ * trip), all read before the history holds anything (a getter of the caller's may run),
+ * its working messages that are messages of `original` given back as those objects:
  * `[messages, original, counts, events, offloaded, reductions, summarizerCalls,
  * tokensSaved, promptLength, pendingOutputTokens, calibration]`. `INVALID_CONFIG` (field
  * `state`) for a state `toJSON()` did not write (its kind, its version) or messages that
@@ -231,9 +241,19 @@ export function readState(state) {
   const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
   const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
   const promptLength = get(state, "promptLength");
+  const messages = stateList(get(state, "messages"), "messages"), original = stateList(get(state, "original"), "original");
+  // (`origins`: working messages that are messages of `original`, as one object again;
+  // only where the two hold the same, so that a state edited since gives no message for
+  // another.)
+  const origins = optional("origins");
+  if (origins !== undefined && origins.length === messages.length) {
+    origins.forEach((k, i) => {
+      if (Number.isInteger(k) && k >= 0 && k < original.length && sameJson(messages[i], original[k])) messages[i] = original[k];
+    });
+  }
   return [
-    stateList(get(state, "messages"), "messages"),
-    stateList(get(state, "original"), "original"),
+    messages,
+    original,
     optional("counts")?.map((n) => count(n) ?? null),
     optional("events"),
     offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded) : undefined,
@@ -245,6 +265,15 @@ export function readState(state) {
     count(get(state, "pendingOutputTokens")),
     typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
   ];
+}
+
+/** Whether `a` and `b` are the same as JSON (false when either cannot be written). */
+function sameJson(a, b) {
+  try {
+    return a === b || JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }
 
 /** `fromJSON`'s `state[name]`, a copy: `INVALID_CONFIG` (field `state`) when it is not an

@@ -411,6 +411,11 @@ impl ChatHistory {
         set(&out, "version", STATE_VERSION);
         set(&out, "messages", Array::from(&s.messages));
         set(&out, "original", Array::from(&s.original));
+        set(
+            &out,
+            "origins",
+            super::js::message_origins(&s.messages, &s.original),
+        );
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
         set(&out, "offloaded", super::js::offloaded_copy(&s.offloaded));

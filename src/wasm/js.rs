@@ -318,6 +318,9 @@ extern "C" {
     /// `toJSON()` did not write): its parts in an array, in the order of `readState`'s doc.
     #[wasm_bindgen(js_name = readState, catch)]
     pub fn read_state(state: &JsValue) -> Result<Array, JsValue>;
+    /// For `toJSON()`: the index in `original` of each working message (-1 for none).
+    #[wasm_bindgen(js_name = messageOrigins)]
+    pub fn message_origins(messages: &Array, original: &Array) -> Array;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), null for one that holds

@@ -335,6 +335,9 @@ export interface ChatHistoryState<M = Message> {
   version: 1;
   messages: M[];
   original: M[];
+  /** The index in `original` of each of `messages` that is one of its objects (-1 for a
+   * message a reduction wrote): `fromJSON` gives them back as one object. */
+  origins?: number[];
   /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
   counts: Array<number | null>;
   events: CompressionEvent[];
