@@ -295,7 +295,7 @@ impl Reader<'_, '_> {
 
 impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
-    /// test checks it). `options.js` reads them all in one pass, in this order, from its own
+    /// test checks it). `reader.js` reads them all in one pass, in this order, from its own
     /// copy of the list (the same test checks that copy).
     pub const OPTION_NAMES: [&'static str; 33] = [
         "strategy",
@@ -675,19 +675,19 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), bare.len(), "an option read twice");
         assert_eq!(bare, Config::OPTION_NAMES);
-        // options.js reads them from its copy of the list.
-        let js = include_str!("wasm/options.js");
+        // reader.js reads them from its copy of the list.
+        let js = include_str!("wasm/reader.js");
         let list = js
             .split_once("const OPTION_KEYS = [")
             .and_then(|(_, rest)| rest.split_once("];"))
             .map(|(list, _)| list)
-            .expect("options.js lists OPTION_KEYS");
+            .expect("reader.js lists OPTION_KEYS");
         let copy: Vec<&str> = list
             .split(',')
             .map(|k| k.trim().trim_matches('"'))
             .filter(|k| !k.is_empty())
             .collect();
-        assert_eq!(copy, Config::OPTION_NAMES, "options.js's OPTION_KEYS");
+        assert_eq!(copy, Config::OPTION_NAMES, "reader.js's OPTION_KEYS");
     }
 
     #[test]

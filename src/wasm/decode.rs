@@ -83,7 +83,7 @@ fn option_value(config: &JsValue, key: &'static str, v: JsValue) -> Result<Optio
     })
 }
 
-/// Kinds of option values as `readOptions` (options.js) reports them, by the same numbers.
+/// Kinds of option values as `readOptions` (reader.js) reports them, by the same numbers.
 mod kind {
     pub const MISSING: u8 = 0;
     pub const BOOL: u8 = 1;

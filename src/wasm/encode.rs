@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::js::{build_result, make_event, Reading};
 use crate::strategies::{CompressionEvent, Reduction, Slot};
 
-/// Output entries at or above this are written messages (`buildResult` in `results.js`).
+/// Output entries at or above this are written messages (`buildResult` in `reader.js`).
 const NEW: u32 = 0x8000_0000;
 /// Output entries from this up to [`NEW`] are input messages without their orphan results
 /// ([`Slot::Cleaned`]).

@@ -361,7 +361,7 @@ pub fn complete(reading: &Reading) -> f64 {
         .fold(0.0, |sum, &i| sum + est.tokens(raw[i as usize]))
 }
 
-/// Installs [`complete`] for `results.js` (`setCompleter`), once: when a reading is first left pending (most
+/// Installs [`complete`] for `reader.js` (`setCompleter`), once: when a reading is first left pending (most
 /// programs never need it, and a module starts faster without it).
 fn install() {
     thread_local! {

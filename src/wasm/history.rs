@@ -16,7 +16,7 @@ use crate::formats::FormatChoice;
 use crate::history::{spread, Stats};
 
 /// The version of `toJSON()`'s shape, and its kind; `fromJSON` reads this one (`readState`
-/// in history.js, which has them too: a round-trip test fails if they part).
+/// in reader.js, which has them too: a round-trip test fails if they part).
 const STATE_VERSION: u32 = 1;
 const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
 
@@ -127,7 +127,7 @@ fn counts_array(state: &State) -> Array {
         .collect()
 }
 
-/// What the config of one `prepare()` is made of (by `historyConfig` in history.js): the
+/// What the config of one `prepare()` is made of (by `historyConfig` in reader.js): the
 /// user's, with the exact counts and the calibration learned so far (and a summarizer that
 /// counts its calls).
 fn prepare_config(state: &State) -> (JsValue, JsValue, Option<f64>) {

@@ -1,17 +1,11 @@
-//! What the boundary imports from its JavaScript: reading messages (`reader.js`) and options
-//! (`options.js`), building results (`results.js`), summaries (`summaries.js`) and rewritten
-//! messages (`offload.js`), calling the summarizer, `ChatHistory`'s helpers (`history.js`).
-//! Nothing here decides anything.
+//! What the boundary imports from its JavaScript, `reader.js`: reading messages and options,
+//! building results, summaries and rewritten messages, calling the summarizer, and
+//! `ChatHistory`'s helpers. Nothing here decides anything.
 //!
-//! Every JavaScript module of src/wasm/ is named by a `module` attribute here, and each
-//! function is imported from the module that defines it. wasm-bindgen ships only the modules
-//! such an attribute names (it copies them, at their paths, into the package's
-//! `dist/snippets/<crate>-<hash>/`, and the test runner into its own directory), not the
-//! modules they import: a module no block names is missing, and every import of it fails
-//! (the test runner's, and the build's `scripts/bundle.mjs`, which writes them into one
-//! module for the package). The modules the core calls nothing from (the formats' readers)
-//! are named by the blocks at the end, which declare a type each: no import in the .wasm, no
-//! code, and the module shipped.
+//! One module, in sections by domain (the formats' readers among them): wasm-bindgen's test
+//! runner serves each module a `module` attribute names as a file of its own, and its
+//! server (tiny_http) deadlocked when Chromium fetched seventeen of them at once over six
+//! keep-alive connections: the browser layer's page stalled until the 300 s page-load limit.
 
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
@@ -22,16 +16,16 @@ mod error_class {
 
     // Their typings are `reader.d.ts` (wasm-bindgen declares a reexport as `unknown`; the
     // package's `index.d.ts` exports the real declarations over it).
-    #[wasm_bindgen(module = "/src/wasm/common.js")]
+    #[wasm_bindgen(module = "/src/wasm/reader.js")]
     extern "C" {
-        /// `ReduceError`, defined in `common.js` so that it is a real `Error` subclass.
+        /// `ReduceError`, defined in `reader.js` so that it is a real `Error` subclass.
         #[wasm_bindgen(reexport, skip_typescript)]
         pub type ReduceError;
         #[wasm_bindgen(constructor)]
         pub fn new(code: &str, message: &str, index: JsValue, field: JsValue) -> ReduceError;
     }
 
-    #[wasm_bindgen(module = "/src/wasm/offload.js")]
+    #[wasm_bindgen(module = "/src/wasm/reader.js")]
     extern "C" {
         /// The `context_reload` tool definition, exported as `reloadTool` (a plain object:
         /// re-exported as an imported "type" so that `types.d.ts` can declare it).
@@ -162,7 +156,7 @@ extern "C" {
     pub fn remember(reading: &Reading, tokens: &[f64]);
 }
 
-#[wasm_bindgen(module = "/src/wasm/options.js")]
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = readOption)]
     pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
@@ -174,13 +168,13 @@ extern "C" {
     pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
 }
 
-#[wasm_bindgen(module = "/src/wasm/results.js")]
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
     /// The function results call to complete a pending reading's `tokensBefore`.
     #[wasm_bindgen(js_name = setCompleter)]
     pub fn set_completer(complete: &js_sys::Function);
 
-    /// `analyze`'s result from its columns (see `buildAnalysis` in results.js).
+    /// `analyze`'s result from its columns (see `buildAnalysis` in reader.js).
     #[wasm_bindgen(js_name = buildAnalysis)]
     #[allow(clippy::too_many_arguments)]
     pub fn build_analysis(
@@ -230,7 +224,7 @@ extern "C" {
     ) -> Result<(), JsValue>;
 }
 
-#[wasm_bindgen(module = "/src/wasm/offload.js")]
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
     /// `{ message, id }` of a rewritten or compressed message.
     pub type Written;
@@ -258,7 +252,7 @@ extern "C" {
     ) -> Written;
 }
 
-#[wasm_bindgen(module = "/src/wasm/summaries.js")]
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeMessage)]
     pub fn make_message(reading: &Reading, role: &str, text: &JsString) -> JsValue;
@@ -293,7 +287,7 @@ extern "C" {
     pub fn duration_ms(this: &Outcome) -> f64;
 }
 
-#[wasm_bindgen(module = "/src/wasm/history.js")]
+#[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
     /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (an
     /// array, or undefined) and `calibration` a history learned, and a summarizer that
@@ -330,7 +324,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
-    /// mask of `formats/index.js`; under a named format its code with the flag 1 << 30), may take
+    /// mask of `reader.js`'s formats; under a named format its code with the flag 1 << 30), may take
     /// `values`: an error if one is not a message, not of those formats, or refused by their
     /// reader; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
@@ -340,69 +334,4 @@ extern "C" {
         by: &str,
         formats: u32,
     ) -> Result<u32, JsValue>;
-}
-
-// The modules the core calls nothing from, which `reader.js` and the others import: a block
-// each, so that it is shipped (see the head of this file). Each declares a type for what the
-// module is there for, which nothing here uses.
-#[wasm_bindgen(module = "/src/wasm/formats/index.js")]
-extern "C" {
-    /// The formats' readers by name (`READERS`); auto-detection.
-    #[wasm_bindgen(js_name = READERS)]
-    pub type Readers;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/content.js")]
-extern "C" {
-    /// What the readers share (parts, payloads, notes); `STAMPED`, what a `read` returns when it
-    /// wrote the message's stamp.
-    #[wasm_bindgen(js_name = STAMPED)]
-    pub type Stamped;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/stamps.js")]
-extern "C" {
-    /// The stamps of a reading's messages (`Stamps`).
-    #[wasm_bindgen(js_name = Stamps)]
-    pub type Stamps;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/openai.js")]
-extern "C" {
-    /// The OpenAI Chat Completions reader (`readOpenAI`).
-    #[wasm_bindgen(js_name = readOpenAI)]
-    pub type ReadOpenAi;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/responses.js")]
-extern "C" {
-    /// The OpenAI Responses reader (`readResponses`).
-    #[wasm_bindgen(js_name = readResponses)]
-    pub type ReadResponses;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/anthropic.js")]
-extern "C" {
-    /// The Anthropic reader (`readAnthropic`).
-    #[wasm_bindgen(js_name = readAnthropic)]
-    pub type ReadAnthropic;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/vercel.js")]
-extern "C" {
-    /// The AI SDK ModelMessage reader (`readVercel`).
-    #[wasm_bindgen(js_name = readVercel)]
-    pub type ReadVercel;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/vercel-ui.js")]
-extern "C" {
-    /// The AI SDK UIMessage reader (`readVercelUI`).
-    #[wasm_bindgen(js_name = readVercelUI)]
-    pub type ReadVercelUi;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/gemini.js")]
-extern "C" {
-    /// The Gemini reader (`readGemini`).
-    #[wasm_bindgen(js_name = readGemini)]
-    pub type ReadGemini;
-}
-#[wasm_bindgen(module = "/src/wasm/formats/langchain.js")]
-extern "C" {
-    /// The LangChain.js reader (`readLangChain`).
-    #[wasm_bindgen(js_name = readLangChain)]
-    pub type ReadLangChain;
 }

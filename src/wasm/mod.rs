@@ -1,7 +1,7 @@
 //! The boundary to JavaScript: decodes the arguments, calls the core, encodes the result.
 //! The only module that touches `JsValue`. Messages stay JavaScript objects: `reader.js`
 //! (with a reader per format, `formats/*.js`) reads the few fields the core needs in one
-//! loop, and results are built from the input objects themselves (`results.js`).
+//! loop, and results are built from the input objects themselves (`reader.js`).
 
 mod decode;
 mod encode;

@@ -1,5 +1,5 @@
-// Typings of the package's own JavaScript exports (ReduceError from src/wasm/common.js,
-// reloadTool from src/wasm/offload.js, shipped in one module, dist/snippets/…/reader.js:
+// Typings of the package's own JavaScript exports (ReduceError and
+// reloadTool, in src/wasm/reader.js, shipped in one module, dist/snippets/…/reader.js:
 // scripts/bundle.mjs), which the package re-exports (wasm-bindgen's `reexport` declares them
 // only as `unknown`; the package's index.d.ts exports these).
 import type { ErrorCode, JSONSchema } from "./chat_history_reducer.js";

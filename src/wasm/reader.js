@@ -1,3 +1,1465 @@
+// ---- common.js ----
+// What all of the boundary's JavaScript uses: the error it throws, the role codes and flags
+// it shares with the core, and small helpers (own keys, values in words, JSON text).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+/**
+ * The error every function of this package throws for bad input or a failed reduction.
+ * `code` is one of SPEC §10's codes; `index` names the message at fault, `field` the
+ * config option.
+ */
+export class ReduceError extends Error {
+  constructor(code, message, index, field) {
+    super(message);
+    this.name = "ReduceError";
+    this.code = code;
+    if (index !== undefined && index !== null) this.index = index;
+    if (field !== undefined && field !== null) this.field = field;
+  }
+}
+
+// Role codes and flags: the same numbers as `Role::code` and `flags` in transcript.rs.
+export const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
+
+export const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4, PREVIEW = 8, COMPRESSED = 16;
+
+export const CALL = 0, RESULT = 1;
+
+/** `map[key]` for own keys only: "toString" is not a role. */
+export function own(map, key) {
+  return typeof key === "string" && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/** A lookup table that knows only its own keys. */
+export function table(entries) {
+  return new Map(Object.entries(entries));
+}
+
+export function describe(value) {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "object": return "an object";
+    case "function": return "a function";
+    case "symbol": return "a symbol";
+    case "string": return value.length === 0 ? "an empty string" : `the string ${JSON.stringify(value.slice(0, 40))}`;
+    default: return `the ${typeof value} ${String(value)}`;
+  }
+}
+
+export function bad(index, what) {
+  return new ReduceError("INVALID_MESSAGE", `message ${index}: ${what}`, index);
+}
+
+export function jsonText(value) {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  const text = JSON.stringify(value);
+  return text === undefined ? "" : text;
+}
+
+/** Nesting past this is left to `JSON.stringify` (which reports a cycle). */
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `JSON.stringify(value)` of an object or array writes plain data only (objects
+ * with Object's prototype or none, arrays, strings, finite or other numbers, booleans, null,
+ * and what it skips) and so cannot throw: no `toJSON`, no other prototype, no bigint, no
+ * nesting past MAX_JSON_DEPTH (a cycle). A walk over the structure, not the text. Property
+ * getters run, as they do for `JSON.stringify`.
+ */
+export function plainJson(value, depth) {
+  if (depth > MAX_JSON_DEPTH || value.toJSON !== undefined) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let k = 0; k < value.length; k++) if (!plainJsonItem(value[k], depth)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) if (!plainJsonItem(value[key], depth)) return false;
+  return true;
+}
+
+function plainJsonItem(item, depth) {
+  if (item === null || typeof item !== "object") return typeof item !== "bigint";
+  return plainJson(item, depth + 1);
+}
+
+/** The most messages one call takes: far above any context window, far below memory. */
+export const MAX_MESSAGES = 10_000_000;
+
+/** An exception's message, whatever was thrown. */
+export function reason(e) {
+  try {
+    return String(e !== null && typeof e === "object" && "message" in e ? e.message : e);
+  } catch {
+    return "an unprintable exception";
+  }
+}
+
+// ---- formats/content.js ----
+// What the formats' readers share: the part types that tell formats apart, payloads and
+// media, the notes a reduction writes, a message's opening text.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+// ---------------------------------------------------------------------------------------
+// Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
+// "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
+// tool-call links to the Reading; it may return `STAMPED` when it wrote the message's stamp
+// itself, from the fields it loaded (else `stamp(m, s, k, stampWith)` writes it after).
+// `stamp(m, s, k, w)` hands a message's stamp fields to `w`; a format whose `read` always
+// stamps may have `same(m, s, k)` instead: whether m still has the fields stamped at `s[k]`.
+// A format may also have `readChecked(r, i, m)`: `looks` and `read` in one, `MISFIT` when m
+// does not fit.
+
+/** What `read` returns when it wrote message i's stamp. */
+export const STAMPED = 1;
+
+/** What a checked read returns for a message not of its format (nothing was read). */
+export const MISFIT = 2;
+
+/** Part and block types that only some formats use; other types do not discriminate. */
+const PART_FORMATS = table({
+  image_url: ["openai", "langchain"],
+  input_audio: ["openai"],
+  refusal: ["openai", "openai-responses"],
+  input_text: ["openai-responses"],
+  output_text: ["openai-responses"],
+  input_image: ["openai-responses"],
+  input_file: ["openai-responses"],
+  document: ["anthropic", "langchain"],
+  tool_use: ["anthropic", "langchain"],
+  tool_result: ["anthropic", "langchain"],
+  thinking: ["anthropic", "langchain"],
+  redacted_thinking: ["anthropic", "langchain"],
+  server_tool_use: ["anthropic", "langchain"],
+  web_search_tool_result: ["anthropic", "langchain"],
+  web_fetch_tool_result: ["anthropic", "langchain"],
+  code_execution_tool_result: ["anthropic", "langchain"],
+  bash_code_execution_tool_result: ["anthropic", "langchain"],
+  text_editor_code_execution_tool_result: ["anthropic", "langchain"],
+  tool_search_tool_result: ["anthropic", "langchain"],
+  mcp_tool_use: ["anthropic", "langchain"],
+  mcp_tool_result: ["anthropic", "langchain"],
+  container_upload: ["anthropic", "langchain"],
+  "tool-call": ["vercel"],
+  "tool-result": ["vercel"],
+  "tool-approval-request": ["vercel"],
+  "tool-approval-response": ["vercel"],
+});
+
+/**
+ * Throws when `part`, a part of message i that `format`'s reader does not know, is one that
+ * only other formats use (`PART_FORMATS`): a history read under a wrong `config.format` (an
+ * Anthropic `tool_use` read as an OpenAI part would be text, its result unlinked). Called
+ * only for parts without a text, which a reader's known parts and text parts are not.
+ */
+export function foreignPart(i, part, format) {
+  const only = PART_FORMATS.get(part.type);
+  if (only !== undefined && !only.includes(format)) {
+    throw bad(i, `has a ${JSON.stringify(part.type)} part, as ${only.join(" and ")} messages do, not ${format} ones: set config.format to "${only[0]}" (or "auto")`);
+  }
+}
+
+/** Whether every typed part of `content` may belong to `format`. */
+export function partsFit(content, format) {
+  if (!Array.isArray(content)) return true;
+  for (const part of content) {
+    if (part === null || typeof part !== "object") continue;
+    const only = PART_FORMATS.get(part.type);
+    if (only !== undefined && !only.includes(format)) return false;
+  }
+  return true;
+}
+
+export function linkId(value) {
+  // (A string as it is: `String(value)` is a call, on every call id and result.)
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+}
+
+/** Whether part `p` is an AI SDK UIMessage tool part (`tool-NAME` or `dynamic-tool`): a
+ * call, and its output when it has one. */
+export function isUiTool(p) {
+  return typeof p.type === "string" && (p.type === "dynamic-tool" || p.type.startsWith("tool-"));
+}
+
+/**
+ * An Anthropic `document` block: its text when its source is plain text (`{type: "text",
+ * data}`) or content blocks (`{type: "content", content}`), with its title and context;
+ * else (a PDF, a file, a URL) `imageTokens`, as an image.
+ */
+export function documentBlock(r, b) {
+  const source = b.source;
+  if (source !== null && typeof source === "object" && (source.type === "text" || source.type === "content")) {
+    r.text(b.title);
+    r.text(b.context);
+    if (source.type === "text") r.text(source.data);
+    else payload(r, source.content);
+  } else {
+    r.image();
+  }
+}
+
+/** Texts and images of a nested result payload (tool results hold text or parts). */
+export function payload(r, value) {
+  if (typeof value === "string") {
+    r.text(value);
+  } else if (Array.isArray(value)) {
+    for (const part of value) {
+      if (part !== null && typeof part === "object" && part.type === "document") {
+        documentBlock(r, part);
+      } else if (mediaPart(part)) {
+        r.image();
+      } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
+        r.text(part.text);
+      } else {
+        r.json(part);
+      }
+    }
+  } else if (value !== null && typeof value === "object" && MEDIA_OUTPUTS.has(value.type)) {
+    r.image();
+  } else if (value !== undefined && value !== null) {
+    r.json(value);
+  }
+}
+
+/** Whether a payload's part is an image, a file or other media (`imageTokens` each, not
+ * its data as text): one of `MEDIA_PARTS`, matched exactly (a tool's JSON result may be an
+ * array of objects with a `type` of their own, such as "social_media_post"). */
+function mediaPart(part) {
+  return part !== null && typeof part === "object" && MEDIA_PARTS.has(part.type);
+}
+
+/** The media part types of tool results: Anthropic's `image` and `document`, the AI SDK's
+ * `media` (v5) and `image-data`, `file-url`… (v6), OpenAI's. */
+const MEDIA_PARTS = new Set([
+  "image", "document", "media", "image-data", "image-url", "file-data", "file-url", "file-id",
+  "image-file-id", "image_url", "input_image", "input_file", "input_audio", "computer_screenshot",
+]);
+
+/** Whole payloads that are one image: the Responses API's (`computer_call_output`'s
+ * `computer_screenshot`, and its input parts). Any other single object is a tool's JSON. */
+export const MEDIA_OUTPUTS = new Set(["computer_screenshot", "input_image", "input_file"]);
+
+/**
+ * `flags` with what the note opening a message's text says when a reduction wrote it
+ * (`offloadMessage`, `rewriteWithSummary`, `compressRun` below): PREVIEW, or COMPRESSED —
+ * which is no user input. `text`: the message's opening text (`openingText`).
+ */
+export function noted(flags, text) {
+  // (Most texts do not start with "[", and those that do — JSON arrays, links — seldom go
+  // on as a note does.)
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b || !(text.startsWith("[offloaded ") || text.startsWith("[compressed"))) return flags;
+  if (PREVIEW_NOTE.test(text)) return flags | PREVIEW;
+  if (COMPRESSED_NOTE.test(text)) return flags | COMPRESSED;
+  // A compressed tool run in Gemini is a user turn (`compressRun`), and no user input.
+  if (RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
+  return flags;
+}
+
+/**
+ * A message's flags from its content: `flags` (its role's), SUMMARY in their place when it
+ * opens with a summary (`summary`: whether its role may hold one), and what a note opening
+ * it says (`noted`). A string whose first unit is none of "<", "[" and white space opens
+ * with neither: most messages are told so without a look at more of their content.
+ */
+export function contentFlags(r, content, flags, summary) {
+  if (typeof content === "string") {
+    const c = content.charCodeAt(0);
+    if (c > 32 && c !== 60 && c !== 91) return flags;
+  } else if (content === null || content === undefined) {
+    return flags;
+  }
+  return noted(summary && r.isSummaryText(firstText(content)) ? SUMMARY : flags, openingText(content));
+}
+
+/**
+ * The text where a rewritten message's note stands (see `rewriteTexts`): a string content,
+ * else the first tool result or text part that is not reasoning.
+ */
+export function openingText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const p of content) {
+    if (p === null || typeof p !== "object") continue;
+    if (p.type === "tool_result") return p.content;
+    if (p.type === "tool-result") return p.output !== null && typeof p.output === "object" ? p.output.value : undefined;
+    if (p.functionResponse) {
+      const response = p.functionResponse.response;
+      return response !== null && typeof response === "object" ? response.content : undefined;
+    }
+    if (isUiTool(p) && "output" in p) return p.output;
+    const text = textOfPart(p);
+    if (text !== undefined) return text;
+    // An entry of a Responses shell_call_output.
+    if (typeof p.stdout === "string" && p.type === undefined) return p.stdout || p.stderr;
+  }
+  return undefined;
+}
+
+function firstText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    for (const part of content) {
+      if (typeof part === "string") return part;
+      if (part && typeof part.text === "string") return part.text;
+    }
+  }
+  return undefined;
+}
+
+export function roleError(i, role, names) {
+  return bad(i, role === undefined
+    ? `has no role; expected one of ${names}`
+    : `has an unknown role ${JSON.stringify(String(role))}; expected one of ${names}`);
+}
+
+/** Reasoning is never edited (SPEC §9.4): these parts keep their text. */
+const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
+
+export function textOfPart(p) {
+  if (p === null || typeof p !== "object" || typeof p.text !== "string") return undefined;
+  return p.thought || REASONING_PARTS.has(p.type) ? undefined : p.text;
+}
+
+// The notes that open what a reduction wrote: a later reduction reads them (`noted`) and
+// leaves the message as it is — a preview is not previewed again, nor a digest or a
+// compressed text compressed again (SPEC §9.9).
+const PREVIEW_NOTE = /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /;
+
+const COMPRESSED_NOTE = /^\[compressed; the original is ctx_[0-9a-f]{16}, /;
+
+const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
+
+// ---- formats/anthropic.js ----
+// ---- anthropic: Messages API -----------------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+const ANTHROPIC_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
+
+export function readAnthropic(r, i, m) {
+  const role = ANTHROPIC_ROLES.get(m.role);
+  if (role === undefined) throw roleError(i, m.role, "user, assistant");
+  const content = m.content;
+  let realUser = role === USER;
+  if (Array.isArray(content) && role === USER) {
+    realUser = content.length === 0 || content.some((b) => !(b && b.type === "tool_result"));
+  }
+  const flags = contentFlags(r, content, realUser ? REAL_USER : 0, true);
+  r.begin(i, realUser || role !== USER ? role : TOOL, flags);
+  r.roleText(m.role);
+  if (typeof content === "string") {
+    r.text(content);
+    return;
+  }
+  if (!Array.isArray(content)) {
+    if (role === SYSTEM && content === undefined) return;
+    throw bad(i, `content must be a string or an array of content blocks, got ${describe(content)}`);
+  }
+  for (const b of content) {
+    if (b === null || typeof b !== "object") continue;
+    switch (b.type) {
+      case "document":
+        documentBlock(r, b);
+        break;
+      case "image": case "container_upload":
+        r.image();
+        break;
+      case "tool_use": case "server_tool_use": case "mcp_tool_use": {
+        const id = linkId(b.id);
+        if (id === undefined) throw bad(i, `a ${b.type} block needs an id`);
+        r.call(id);
+        r.text(id);
+        r.text(b.name);
+        r.json(b.input);
+        break;
+      }
+      case "tool_result": case "web_search_tool_result": case "mcp_tool_result": {
+        const id = linkId(b.tool_use_id);
+        if (id === undefined) throw bad(i, `a ${b.type} block needs tool_use_id, the id of its tool_use`);
+        r.result(id);
+        r.text(id);
+        payload(r, b.content);
+        break;
+      }
+      case "thinking":
+        r.text(b.thinking);
+        break;
+      case "redacted_thinking":
+        r.text(b.data);
+        break;
+      default:
+        if (typeof b.text === "string") r.text(b.text);
+        else if (b.type && b.type.endsWith("_tool_result")) {
+          const id = linkId(b.tool_use_id);
+          if (id !== undefined) r.result(id);
+          payload(r, b.content);
+        } else {
+          foreignPart(i, b, "anthropic");
+        }
+    }
+  }
+}
+
+export function looksAnthropic(m) {
+  return ANTHROPIC_ROLES.get(m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+    (typeof m.content === "string" || Array.isArray(m.content) || (m.role === "system" && m.content === undefined)) &&
+    partsFit(m.content, "anthropic");
+}
+
+// ---- formats/gemini.js ----
+// ---- gemini: Content -------------------------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+const GEMINI_ROLES = table({ user: USER, model: ASSISTANT, function: TOOL, tool: TOOL, system: SYSTEM });
+
+export function readGemini(r, i, m) {
+  const role = m.role === undefined ? USER : GEMINI_ROLES.get(m.role);
+  if (role === undefined) throw roleError(i, m.role, "user, model");
+  const parts = m.parts;
+  if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
+  const responsesOnly = parts.length > 0 && parts.every((p) => p && p.functionResponse);
+  const realUser = role === USER && !responsesOnly;
+  const flags = contentFlags(r, parts, realUser ? REAL_USER : 0, true);
+  r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
+  r.roleText(m.role);
+  for (const p of parts) {
+    if (p === null || typeof p !== "object") continue;
+    if (p.functionCall) {
+      const fc = p.functionCall;
+      // Matched by id when there is one, else by name and order.
+      r.call(linkId(fc.id) ?? `name:${fc.name}`);
+      r.text(fc.name);
+      r.json(fc.args);
+    } else if (p.functionResponse) {
+      const fr = p.functionResponse;
+      r.namedResult(linkId(fr.id), fr.name);
+      r.text(fr.name);
+      r.json(fr.response);
+    } else if (p.inlineData || p.fileData) {
+      r.image();
+    } else {
+      r.text(p.text);
+      if (p.executableCode) r.text(p.executableCode.code);
+      if (p.codeExecutionResult) r.text(p.codeExecutionResult.output);
+    }
+  }
+}
+
+export function looksGemini(m) {
+  return (m.role === undefined || GEMINI_ROLES.get(m.role) !== undefined) && Array.isArray(m.parts) && m.content === undefined &&
+    m.parts.every((p) => p !== null && typeof p === "object" && p.type === undefined);
+}
+
+// ---- formats/stamps.js ----
+// Stamps: the fields of each message that its reading depends on, which the next call
+// compares by identity to take that reading over.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+/**
+ * A message's stamp: the fields its reading depends on most, compared by identity: `a` its
+ * content (or parts), `b` its role (or type), `c` its calls (an array, when the format has
+ * one), `d` another field; `stampWith` writes them at `s[k]` (from each format's `stamp`, or
+ * from what its `read` loaded), with the length of `c` and, for parts, what they were
+ * (`partsStamp`); `sameWith` (or a format's `same`) checks them. A message read before is
+ * taken over only while its stamp is the same, so replacing a message's content, calls or
+ * role (or the message) is always seen, and so is a call pushed onto its calls, and a part
+ * pushed, removed or replaced or its text replaced. The slots:
+ */
+export const STAMP = 6;
+
+/** log2 of the messages whose stamps a chunk of `Stamps` holds. */
+export const STAMP_SHIFT = 10;
+
+/** Where message i's stamp starts in its chunk of `Stamps`. */
+export function slot(i) {
+  return (i & ((1 << STAMP_SHIFT) - 1)) * STAMP;
+}
+
+/**
+ * The stamps of a reading's messages, in chunks of 1 << STAMP_SHIFT messages: message i's
+ * are `chunks[i >> STAMP_SHIFT][slot(i) …]`. Chunks are small enough to stay out of V8's
+ * large-object space (see `TextChunks`), and a reading that goes on from another shares
+ * its chunks.
+ */
+export class Stamps {
+  constructor() {
+    this.chunks = [];
+  }
+
+  /** The chunk for message i, made when it is the first of its chunk to be written
+   * (messages are written in order). */
+  writable(i) {
+    const c = i >> STAMP_SHIFT;
+    const chunks = this.chunks;
+    while (c >= chunks.length) chunks.push(new Array(STAMP << STAMP_SHIFT));
+    return chunks[c];
+  }
+
+  /** Keeps the chunks of the first n messages (what is written after them is let go). */
+  truncate(n) {
+    this.chunks.length = (n + (1 << STAMP_SHIFT) - 1) >> STAMP_SHIFT;
+  }
+}
+
+export function stampWith(s, k, a, b, c, d) {
+  s[k] = a;
+  s[k + 1] = b;
+  s[k + 2] = c;
+  s[k + 3] = d;
+  s[k + 4] = Array.isArray(a) ? partsStamp(a) : -1;
+  s[k + 5] = Array.isArray(c) ? c.length : -1;
+}
+
+/**
+ * Whether `stampWith(s, k, a, b, c, d)` would write what `s[k …]` holds. `a` and `c` are
+ * the objects stamped (or the test fails before), so each is an array exactly when its
+ * count slot is not -1: a string is not touched again (a content string is far away in
+ * memory, on a long history one cache miss each).
+ */
+export function sameWith(s, k, a, b, c, d) {
+  // (`Object.is`, not `!==`: both compare a string by identity first, but `!==` looks at its
+  // type before, and a message's text is far from it in memory: a cache miss per message,
+  // measured as a quarter of a turn on a 10,000-message history.)
+  return Object.is(a, s[k]) && Object.is(b, s[k + 1]) && Object.is(c, s[k + 2]) && Object.is(d, s[k + 3]) &&
+    sameInside(s, k, a, c);
+}
+
+/** For a stamp whose fields `a` and `c` are the same objects: what is inside them (the
+ * number of calls of `c`; the parts of `a`, by `sameParts`). */
+export function sameInside(s, k, a, c) {
+  const parts = s[k + 4], calls = s[k + 5];
+  return (parts === -1 || sameParts(a, parts)) && (calls === -1 || c.length === calls);
+}
+
+/**
+ * What a message's parts were, for its stamp: each part's text (a string part is its own),
+ * or the part itself when it has none. Compared by identity (`sameParts`), so a part
+ * pushed, removed or replaced, or its text replaced, is seen, with no text looked at.
+ */
+function partsStamp(parts) {
+  const out = new Array(parts.length);
+  for (let k = 0; k < parts.length; k++) out[k] = partMark(parts[k]);
+  return out;
+}
+
+function sameParts(parts, stamp) {
+  if (parts.length !== stamp.length) return false;
+  for (let k = 0; k < parts.length; k++) if (!Object.is(partMark(parts[k]), stamp[k])) return false;
+  return true;
+}
+
+function partMark(p) {
+  if (p === null || typeof p !== "object") return p;
+  const text = p.text;
+  return text !== undefined ? text : p;
+}
+
+/** Whether message m's stamp is `chunk[k …]`; false when reading it throws (it is then
+ * read afresh, which reports what throws). */
+export function sameStamp(same, m, chunk, k) {
+  try {
+    return same(m, chunk, k);
+  } catch {
+    return false;
+  }
+}
+
+// ---- formats/openai.js ----
+// ---- openai: Chat Completions ---------------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+function openaiContent(r, i, content) {
+  if (typeof content === "string") {
+    r.text(content);
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part === null || typeof part !== "object") {
+        r.text(part);
+        continue;
+      }
+      switch (part.type) {
+        case "image_url": case "input_audio": case "file": case "image":
+          r.image();
+          break;
+        case "refusal":
+          r.text(part.refusal);
+          break;
+        default:
+          if (typeof part.text !== "string") foreignPart(i, part, "openai");
+          r.text(part.text);
+      }
+    }
+  } else if (content !== null && content !== undefined) {
+    throw bad(i, `content must be a string, an array of parts or null, got ${describe(content)}`);
+  }
+}
+
+/** The role code of an OpenAI role (a switch: faster than a table on the hot path). */
+export function openaiRole(role) {
+  switch (role) {
+    case "user": return USER;
+    case "assistant": return ASSISTANT;
+    case "tool": case "function": return TOOL;
+    case "system": case "developer": return SYSTEM;
+    default: return undefined;
+  }
+}
+
+/**
+ * `check`: first whether m fits the format at all (`looksOpenAI` on the fields read here:
+ * `MISFIT` when not). Writes its stamp from the same loads (`STAMPED`; `sameOpenAI` checks
+ * it).
+ *
+ * Each field is read once, and every field but the role in a branch of the message's own
+ * role: messages from several sources have many shapes (V8's hidden classes), and a read
+ * that has met more than four of them is a generic lookup, several times slower; the
+ * messages of one role have few (measured: 10,000 messages of six shapes read 1.6–2.7×
+ * faster so).
+ */
+export function readOpenAI(r, i, m, check) {
+  const name = m.role;
+  switch (name) {
+    case "user":
+      return readOpenAIFields(r, i, check, name, USER, m.content, m.type, m.parts, m.name, undefined, undefined, undefined, undefined);
+    case "assistant":
+      return readOpenAIFields(r, i, check, name, ASSISTANT, m.content, m.type, m.parts, m.name, m.refusal, m.tool_calls, m.function_call, undefined);
+    case "tool":
+      return readOpenAIFields(r, i, check, name, TOOL, m.content, m.type, m.parts, m.name, undefined, undefined, undefined, m.tool_call_id);
+    default:
+      return readOpenAIFields(r, i, check, name, openaiRole(name), m.content, m.type, m.parts, m.name, undefined, undefined, undefined, undefined);
+  }
+}
+
+/** `readOpenAI` on the fields it read: `calls` and `legacy` (`function_call`) of an
+ * assistant, `callId` of a tool result. */
+function readOpenAIFields(r, i, check, name, role, content, type, parts, author, refusal, calls, legacy, callId) {
+  if (check && (role === undefined || type !== undefined || parts !== undefined ||
+    (typeof content !== "string" && !partsFit(content, "openai")))) return MISFIT;
+  if (role === undefined) throw roleError(i, name, "system, developer, user, assistant, tool");
+  const flags = contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL);
+  if ((content === undefined || content === null) && role !== ASSISTANT && name !== "function") {
+    throw bad(i, `a ${name} message needs content (a string or an array of parts)${parts !== undefined ? "; it has parts, as Gemini or UI messages do: set config.format" : ""}`);
+  }
+  r.begin(i, role, flags);
+  r.roleText(name);
+  r.text(author);
+  openaiContent(r, i, content);
+  r.text(refusal);
+  if (calls !== undefined && calls !== null) {
+    if (!Array.isArray(calls)) throw bad(i, `tool_calls must be an array, got ${describe(calls)}`);
+    for (const call of calls) {
+      const id = call !== null && typeof call === "object" ? linkId(call.id) : undefined;
+      if (id === undefined) throw bad(i, "every entry of tool_calls needs an id");
+      r.call(id);
+      r.text(id);
+      const fn = call.function;
+      if (fn !== null && typeof fn === "object") {
+        r.text(fn.name);
+        r.json(fn.arguments);
+      } else {
+        // A custom (freeform) tool's call: `{ type: "custom", custom: { name, input } }`.
+        const custom = call.custom;
+        if (custom !== null && typeof custom === "object") {
+          r.text(custom.name);
+          r.json(custom.input);
+        }
+      }
+    }
+  }
+  if (legacy !== null && typeof legacy === "object") {
+    r.call(`function:${legacy.name}`);
+    r.text(legacy.name);
+    r.json(legacy.arguments);
+  }
+  if (name === "tool") {
+    const id = linkId(callId);
+    if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
+    r.result(id);
+    r.text(id);
+  } else if (name === "function") {
+    r.result(`function:${author}`);
+  }
+  // (An assistant's name, refusal and legacy call in one slot, none the usual case; another
+  // message's name where an assistant's calls are: see `sameOpenAI`.)
+  if (role === ASSISTANT) stampWith(r.stamps.writable(i), slot(i), content, name, calls, extras(author, refusal, legacy));
+  else stampWith(r.stamps.writable(i), slot(i), content, name, author, callId);
+  return STAMPED;
+}
+
+/**
+ * Whether message m's fields are those `readOpenAI` stamped at `s[k]` (as `sameWith`
+ * compares them): read by role, as `readOpenAI` reads them, and only those of its role (its
+ * calls for an assistant, the call it answers for a tool result; for the others those
+ * slots hold `undefined` and -1).
+ */
+export function sameOpenAI(m, s, k) {
+  const name = m.role;
+  if (!Object.is(name, s[k + 1])) return false;
+  let content, calls;
+  switch (name) {
+    case "user":
+      content = m.content;
+      if (!Object.is(m.name, s[k + 2])) return false;
+      break;
+    case "assistant":
+      content = m.content;
+      calls = m.tool_calls;
+      if (!Object.is(calls, s[k + 2]) || !sameExtras(s[k + 3], m.name, m.refusal, m.function_call)) return false;
+      break;
+    case "tool":
+      content = m.content;
+      if (!Object.is(m.tool_call_id, s[k + 3]) || !Object.is(m.name, s[k + 2])) return false;
+      break;
+    default:
+      content = m.content;
+      if (!Object.is(m.name, s[k + 2])) return false;
+  }
+  return Object.is(content, s[k]) && sameInside(s, k, content, calls);
+}
+
+/** An assistant's `name`, `refusal` and legacy `function_call` for its stamp: undefined when
+ * it has none of them (no array made for most messages). */
+function extras(name, refusal, legacy) {
+  return name === undefined && refusal === undefined && legacy === undefined ? undefined : [name, refusal, legacy];
+}
+
+function sameExtras(stamped, name, refusal, legacy) {
+  if (stamped === undefined) return name === undefined && refusal === undefined && legacy === undefined;
+  return Object.is(stamped[0], name) && Object.is(stamped[1], refusal) && Object.is(stamped[2], legacy);
+}
+
+export function looksOpenAI(m) {
+  if (m.type !== undefined || m.parts !== undefined || openaiRole(m.role) === undefined) return false;
+  const content = m.content;
+  return typeof content === "string" || partsFit(content, "openai");
+}
+
+// ---- formats/langchain.js ----
+// ---- langchain: LangChain.js messages --------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+export const LANGCHAIN_TYPES = table({ system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER });
+
+const LANGCHAIN_CLASSES = table({
+  SystemMessage: "system", HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool",
+  FunctionMessage: "function", ChatMessage: "generic", AIMessageChunk: "ai",
+  HumanMessageChunk: "human", SystemMessageChunk: "system", ToolMessageChunk: "tool",
+});
+
+/** `[type, fields]` of a LangChain message in any of its three shapes. */
+export function langchainShape(m) {
+  if (typeof m.getType === "function") return [m.getType(), m];
+  if (typeof m._getType === "function") return [m._getType(), m];
+  if (m.lc === 1 && Array.isArray(m.id) && m.kwargs && typeof m.kwargs === "object") {
+    return [LANGCHAIN_CLASSES.get(m.id[m.id.length - 1]), m.kwargs]; // the serialized form
+  }
+  if (m.data !== null && typeof m.data === "object" && m.content === undefined) return [m.type, m.data];
+  return [m.type, m];
+}
+
+export function readLangChain(r, i, m) {
+  const [type, d] = langchainShape(m);
+  let role = LANGCHAIN_TYPES.get(type);
+  if (role === undefined) throw bad(i, `has an unknown LangChain message type ${JSON.stringify(String(type))}`);
+  if (type === "generic") role = openaiRole(d.role) ?? OTHER;
+  const content = d.content;
+  const flags = contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL);
+  r.begin(i, role, flags);
+  r.roleText(type);
+  r.text(d.name);
+  if (typeof content === "string") r.text(content);
+  else if (Array.isArray(content)) {
+    for (const b of content) {
+      if (b === null || typeof b !== "object") r.text(b);
+      else if (b.type === "document") documentBlock(r, b);
+      else if (/image|file|audio|document/.test(String(b.type))) r.image();
+      else if (b.type === "tool_use" || b.type === "tool_call") r.json(b.input ?? b.args);
+      else if (b.type === "thinking") r.text(b.thinking);
+      else r.text(b.text);
+    }
+  }
+  if (role === ASSISTANT) {
+    const calls = d.tool_calls;
+    if (Array.isArray(calls)) {
+      for (const c of calls) {
+        if (c === null || typeof c !== "object") continue;
+        // (LangChain's `id` is optional: a call without one is answered, if at all, by a
+        // FunctionMessage of its name.)
+        const id = linkId(c.id);
+        if (id !== undefined) {
+          r.call(id);
+          r.text(id);
+        } else {
+          r.call(`function:${c.name}`);
+        }
+        r.text(c.name);
+        r.json(c.args);
+      }
+    }
+  } else if (type === "tool") {
+    const id = linkId(d.tool_call_id);
+    if (id === undefined) throw bad(i, "a ToolMessage needs tool_call_id, the id of the call it answers");
+    r.result(id);
+    r.text(id);
+  } else if (type === "function") {
+    r.result(`function:${d.name}`);
+  }
+}
+
+export function looksLangChain(m) {
+  if (typeof m.getType === "function" || typeof m._getType === "function") return true;
+  if (m.lc === 1 && Array.isArray(m.id)) return LANGCHAIN_CLASSES.get(m.id[m.id.length - 1]) !== undefined;
+  const type = m.type;
+  // (A ChatMessage, `generic`, has a role; a RemoveMessage may have no content.)
+  return LANGCHAIN_TYPES.get(type) !== undefined && (m.role === undefined || type === "generic") &&
+    (m.content !== undefined || type === "remove" || (m.data !== null && typeof m.data === "object"));
+}
+
+// ---- formats/responses.js ----
+// ---- openai-responses: Responses API items ---------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+const RESPONSES_ROLES = table({ system: SYSTEM, developer: SYSTEM, user: USER, assistant: ASSISTANT });
+
+export const RESPONSES_TYPES = new Set([
+  "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+  "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
+  "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+  "apply_patch_call_output", "web_search_call", "file_search_call", "image_generation_call",
+  "code_interpreter_call", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+  "mcp_approval_response", "item_reference", "compaction",
+]);
+
+export function readResponses(r, i, m) {
+  const type = m.type === undefined ? "message" : m.type;
+  if (typeof type !== "string") throw bad(i, `type must be a string, got ${describe(type)}`);
+  if (type === "message") {
+    const role = RESPONSES_ROLES.get(m.role);
+    if (role === undefined) throw roleError(i, m.role, "system, developer, user, assistant");
+    const content = m.content;
+    r.begin(i, role, contentFlags(r, content, role === USER ? REAL_USER : 0, true));
+    r.roleText(m.role);
+    if (typeof content === "string") r.text(content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (part === null || typeof part !== "object") continue;
+        if (part.type === "input_image" || part.type === "input_file" || part.type === "input_audio") r.image();
+        else if (part.type === "refusal") r.text(part.refusal);
+        else if (typeof part.text === "string") r.text(part.text);
+        else foreignPart(i, part, "openai-responses");
+      }
+    } else if (content !== undefined && content !== null) {
+      throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+    } else if (m.tool_calls !== undefined) {
+      throw bad(i, `has tool_calls, as OpenAI Chat Completions messages do (Responses items are function_call items): set config.format to "openai" (or "auto")`);
+    }
+    return;
+  }
+  if (type === "reasoning") {
+    // Stays with the item after it: the API rejects a reasoning item without it.
+    r.begin(i, OTHER, ATTACH_NEXT);
+    if (Array.isArray(m.summary)) for (const s of m.summary) if (s) r.text(s.text);
+    r.text(m.encrypted_content);
+    return;
+  }
+  if (type === "mcp_approval_request") {
+    r.begin(i, ASSISTANT, 0);
+    r.call(`approval:${m.id}`);
+    r.text(m.name);
+    r.json(m.arguments);
+    return;
+  }
+  if (type === "mcp_approval_response") {
+    r.begin(i, TOOL, 0);
+    r.result(`approval:${m.approval_request_id}`);
+    return;
+  }
+  if (type.endsWith("_call_output")) {
+    const id = linkId(m.call_id);
+    if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
+    r.begin(i, TOOL, noted(0, openingText(m.output)));
+    r.result(id);
+    r.text(id);
+    payload(r, m.output);
+    return;
+  }
+  if (type.endsWith("_call")) {
+    r.begin(i, ASSISTANT, 0);
+    const id = linkId(m.call_id);
+    // Calls the API runs itself (web search, file search, …) have no output item.
+    if (id !== undefined) {
+      r.call(id);
+      r.text(id);
+    }
+    r.text(m.name);
+    r.json(m.arguments ?? m.input ?? m.action);
+    // What a call the API ran itself brought back, in its item: an MCP call's output (or
+    // error), file search's results, the code interpreter's code and outputs.
+    if (id === undefined) {
+      payload(r, m.output ?? m.error);
+      payload(r, m.results);
+      r.text(m.code);
+      payload(r, m.outputs);
+      if (type === "image_generation_call" && m.result) r.image();
+    }
+    return;
+  }
+  if (LANGCHAIN_TYPES.get(type) !== undefined) {
+    throw bad(i, `has type ${JSON.stringify(type)}, a LangChain message type, not a Responses item type: set config.format to "langchain" (or "auto")`);
+  }
+  r.begin(i, OTHER, 0);
+  r.json(m);
+}
+
+export function looksResponses(m) {
+  if (m.type !== undefined) return RESPONSES_TYPES.has(m.type);
+  return RESPONSES_ROLES.get(m.role) !== undefined && m.parts === undefined && m.tool_calls === undefined && partsFit(m.content, "openai-responses");
+}
+
+/** A Responses item's stamp: the fields `readResponses` reads of its type (an item of a type
+ * it does not know counts as its JSON: the item itself, whose insides are not looked at). */
+export function stampResponses(m, s, k, w) {
+  const type = m.type;
+  if (type === undefined || type === "message") return w(s, k, m.content, type, undefined, m.role);
+  if (type === "reasoning") return w(s, k, m.summary, type, m.encrypted_content, undefined);
+  if (type === "mcp_approval_request") return w(s, k, m.arguments, type, m.id, m.name);
+  if (type === "mcp_approval_response") return w(s, k, undefined, type, m.approval_request_id, undefined);
+  if (typeof type === "string" && type.endsWith("_call_output")) return w(s, k, m.output, type, m.call_id, undefined);
+  if (typeof type === "string" && type.endsWith("_call")) {
+    // (A call the API ran itself has no call_id, and holds what it brought back.)
+    return w(s, k, m.arguments ?? m.input ?? m.action, type, m.call_id !== undefined ? m.call_id : m.output ?? m.error ?? m.results ?? m.outputs, m.name);
+  }
+  return w(s, k, m, type, undefined, undefined);
+}
+
+// ---- formats/vercel.js ----
+// ---- vercel: AI SDK ModelMessage -------------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+const VERCEL_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL });
+
+export function readVercel(r, i, m) {
+  const role = VERCEL_ROLES.get(m.role);
+  if (role === undefined) throw roleError(i, m.role, "system, user, assistant, tool");
+  const content = m.content;
+  r.begin(i, role, contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL));
+  r.roleText(m.role);
+  if (typeof content === "string") {
+    r.text(content);
+    return;
+  }
+  if (!Array.isArray(content)) throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+  for (const p of content) {
+    if (p === null || typeof p !== "object") continue;
+    switch (p.type) {
+      case "image": case "file":
+        r.image();
+        break;
+      case "tool-call": {
+        const id = linkId(p.toolCallId);
+        if (id === undefined) throw bad(i, "a tool-call part needs toolCallId");
+        r.call(id);
+        r.text(id);
+        r.text(p.toolName);
+        r.json(p.input ?? p.args);
+        break;
+      }
+      case "tool-result": {
+        const id = linkId(p.toolCallId);
+        if (id === undefined) throw bad(i, "a tool-result part needs toolCallId, the id of the call it answers");
+        r.result(id);
+        r.text(id);
+        r.text(p.toolName);
+        const out = p.output ?? p.result;
+        // (An output of parts is `{ type: "content", value: [...] }`; the others hold text or
+        // JSON: `{ type: "text" | "json" | "error-text" | "error-json", value }`.)
+        if (out !== null && typeof out === "object" && "value" in out && typeof out.type === "string") {
+          if (out.type === "content") payload(r, out.value);
+          else r.json(out.value);
+        } else {
+          payload(r, out);
+        }
+        break;
+      }
+      case "tool-approval-request": {
+        const id = linkId(p.approvalId);
+        if (id === undefined) throw bad(i, "a tool-approval-request part needs approvalId");
+        r.call(`approval:${id}`);
+        break;
+      }
+      case "tool-approval-response": {
+        const id = linkId(p.approvalId);
+        if (id === undefined) throw bad(i, "a tool-approval-response part needs approvalId");
+        r.result(`approval:${id}`);
+        r.text(p.reason);
+        break;
+      }
+      default:
+        if (typeof p.text !== "string") foreignPart(i, p, "vercel");
+        r.text(p.text);
+    }
+  }
+}
+
+export function looksVercel(m) {
+  return VERCEL_ROLES.get(m.role) !== undefined && m.type === undefined && m.parts === undefined && m.tool_calls === undefined &&
+    m.tool_call_id === undefined && (typeof m.content === "string" || Array.isArray(m.content)) &&
+    partsFit(m.content, "vercel");
+}
+
+// ---- formats/vercel-ui.js ----
+// ---- vercel-ui: AI SDK UIMessage -------------------------------------------------------
+// One format's reader (what each has: the head of formats/content.js).
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+const UI_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT });
+
+export function readVercelUI(r, i, m) {
+  const role = UI_ROLES.get(m.role);
+  if (role === undefined) throw roleError(i, m.role, "system, user, assistant");
+  const parts = m.parts;
+  if (!Array.isArray(parts)) throw bad(i, `parts must be an array, got ${describe(parts)}`);
+  const flags = contentFlags(r, parts, role === USER ? REAL_USER : 0, true);
+  r.begin(i, role, flags);
+  r.roleText(m.role);
+  for (const p of parts) {
+    if (p === null || typeof p !== "object" || typeof p.type !== "string") continue;
+    if (p.type === "file") r.image();
+    else if (isUiTool(p)) {
+      // A UI tool part holds the call and its result together: a call answered in its own
+      // message (a tool message, for priority and progressive's tool runs), never an orphan.
+      const id = linkId(p.toolCallId);
+      if (id !== undefined) {
+        r.call(id);
+        r.result(id);
+      }
+      r.text(p.toolCallId);
+      r.text(p.toolName ?? p.type.slice(5));
+      r.json(p.input);
+      payload(r, p.output);
+      r.text(p.errorText);
+    } else if (p.type.startsWith("data-")) r.json(p.data);
+    else r.text(p.text);
+  }
+}
+
+export function looksVercelUI(m) {
+  return UI_ROLES.get(m.role) !== undefined && Array.isArray(m.parts) && m.content === undefined &&
+    m.parts.every((p) => p !== null && typeof p === "object" && typeof p.type === "string");
+}
+
+// ---- formats/index.js ----
+// The formats by name (`READERS`, in the order auto-detection prefers) and by the core's
+// numbers (`FORMAT_CODES`), auto-detection, and a message's content field in each format.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/**
+ * In the order auto-detection prefers when several fit every message. `stamp(m, s, k, w)`
+ * hands message m's stamp fields (see `STAMP`) to `w`: `stampWith` writes them at `s[k]`,
+ * `sameWith` compares them with what is there. OpenAI's `read` writes its stamp itself, and
+ * `sameOpenAI` checks it (`same`).
+ */
+export const READERS = {
+  openai: { read: readOpenAI, looks: looksOpenAI, same: sameOpenAI, readChecked: (r, i, m) => readOpenAI(r, i, m, true) },
+  anthropic: { read: readAnthropic, looks: looksAnthropic, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
+  vercel: { read: readVercel, looks: looksVercel, stamp: (m, s, k, w) => w(s, k, m.content, m.role, m.type, m.parts) },
+  "openai-responses": {
+    read: readResponses, looks: looksResponses,
+    stamp: stampResponses,
+  },
+  "vercel-ui": { read: readVercelUI, looks: looksVercelUI, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
+  gemini: { read: readGemini, looks: looksGemini, stamp: (m, s, k, w) => w(s, k, m.parts, m.role, m.content, m.type) },
+  langchain: {
+    read: readLangChain, looks: looksLangChain,
+    // (`name` where `tool_calls` or `tool_call_id` are not: an AI message has no id, a tool
+    // message no calls, the others neither.)
+    stamp: (m, s, k, w) => w(s, k, m.content !== undefined ? m.content : m.kwargs !== undefined ? m.kwargs : m.data, m.type,
+      m.tool_calls !== undefined ? m.tool_calls : m.name, m.tool_call_id !== undefined ? m.tool_call_id : m.name),
+  },
+};
+
+export const FORMATS = Object.keys(READERS);
+
+// How a kept reading checks that a message is unchanged (`sameRun`): the format's own
+// `same`, else its `stamp` compared by `sameWith`.
+for (const name of FORMATS) READERS[name].same ??= sameByStamp(READERS[name].stamp);
+
+function sameByStamp(stamp) {
+  return (m, s, k) => stamp(m, s, k, sameWith);
+}
+
+const LOOKS = FORMATS.map((name) => READERS[name].looks);
+
+export const ALL_FORMATS = (1 << FORMATS.length) - 1;
+
+/** Of the formats in `which`, those message i could belong to (one bit each, `FORMATS` order). */
+export function fitMask(i, m, which) {
+  let mask = 0;
+  try {
+    for (let f = 0; f < LOOKS.length; f++) if (which & (1 << f) && LOOKS[f](m)) mask |= 1 << f;
+  } catch (e) {
+    throw bad(i, `could not be read: ${reason(e)}`);
+  }
+  return mask;
+}
+
+export function formatNames(mask) {
+  return FORMATS.filter((_, f) => mask & (1 << f));
+}
+
+/**
+ * The format of `items`: the first that fits them all. `masks[i]` holds the formats message
+ * i fits among those in `checked[i]` (known from an earlier reading, or 0); only formats
+ * still possible are checked, and what was checked is recorded for the next calls. Reports
+ * the first message that no format shared with those before it fits.
+ *
+ * With `fresh` (`fresh[i] < 0`: message i is to be read afresh), a fresh message met once a
+ * single format is left is not checked here but by its reader as it reads it (its own loads
+ * of the fields, see `readChecked`), and marked as fitting: from `deferFrom` on. A reader
+ * that finds it does not fit reports it through `misfit`, as this would have. `start`: where
+ * an earlier detection over the same first messages ended (it goes on from there).
+ */
+export function detect(items, masks, checked, fresh, start) {
+  let possible = start !== undefined ? start.possible : ALL_FORMATS;
+  let decided = start !== undefined ? start.decided : -1;
+  let deferFrom = items.length;
+  for (let i = start !== undefined ? start.n : 0; i < items.length; i++) {
+    const unknown = possible & ~checked[i];
+    if (unknown !== 0) {
+      if (fresh !== undefined && fresh[i] < 0 && (possible & (possible - 1)) === 0) {
+        if (deferFrom > i) deferFrom = i;
+        masks[i] |= possible;
+        checked[i] |= possible;
+        continue;
+      }
+      masks[i] |= fitMask(i, items[i], unknown);
+      checked[i] |= unknown;
+    }
+    const next = possible & masks[i];
+    if (next === possible) continue;
+    if (next === 0) throw mixError(i, items[i], masks[i] | fitMask(i, items[i], ALL_FORMATS & ~checked[i]), possible, decided);
+    decided = i;
+    possible = next;
+  }
+  return { format: FORMATS[31 - Math.clz32(possible & -possible)], possible, decided, deferFrom, n: items.length };
+}
+
+/** Message i fits the formats `fits` and none of `possible`, those of messages ≤ `decided`. */
+function mixError(i, m, fits, possible, decided) {
+  if (fits === 0) {
+    return bad(i, "is not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
+  }
+  return new ReduceError("INVALID_MESSAGES",
+    `messages mix formats: message ${i} looks like ${formatNames(fits).join(" or ")}, but message ${decided} and those before it like ${formatNames(possible).join(" or ")}; pass one format, or set config.format`);
+}
+
+/** The error `detect` reports for message i, deferred to its reader, which found it does not
+ * fit the one format left (`detected`). */
+export function misfit(i, m, detected) {
+  return mixError(i, m, fitMask(i, m, ALL_FORMATS & ~detected.possible), detected.possible, detected.decided);
+}
+
+/**
+ * Before an error reading message i is thrown: the first message after it whose check was
+ * deferred and that does not fit is the error `detect` would have reported first.
+ */
+export function checkDeferred(items, from, i, detected) {
+  for (let j = Math.max(i + 1, detected.deferFrom); j < items.length; j++) {
+    if (from[j] < 0 && fitMask(j, items[j], detected.possible) === 0) throw misfit(j, items[j], detected);
+  }
+}
+
+/** Format names by the core's numbers (`Format::ALL`'s order); any other number is "auto". */
+export const FORMAT_CODES = ["openai", "openai-responses", "anthropic", "vercel", "vercel-ui", "gemini", "langchain"];
+
+/** A shallow copy that keeps a class instance's prototype (LangChain messages). */
+export function copyOf(m) {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(m)), m);
+  return copy;
+}
+
+/** The content field of a message in `format` (LangChain's dict and serialized forms nest
+ * it: `langchainShape`). */
+export function contentOf(format, m) {
+  if (format === "gemini" || format === "vercel-ui") return m.parts;
+  if (format === "langchain") return langchainShape(m)[1].content;
+  return m.content;
+}
+
+export function withContent(format, m, content) {
+  const copy = copyOf(m);
+  const fields = format === "langchain" ? langchainShape(m)[1] : m;
+  if (format === "gemini" || format === "vercel-ui") copy.parts = content;
+  else if (fields === m.kwargs) copy.kwargs = { ...fields, content };
+  else if (fields === m.data) copy.data = { ...fields, content };
+  else {
+    copy.content = content;
+    if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") copy.lc_kwargs = { ...copy.lc_kwargs, content };
+  }
+  return copy;
+}
+
+// ---- results.js ----
+// What a reduction hands back: its result (`buildResult`, with the orphan results a kept
+// message loses), `analyze`'s analysis, and events for `onEvent`.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/** Output entries at or above this are written messages: `written[entry - NEW]`. */
+const NEW = 0x80000000;
+
+/** Output entries from this up to NEW are input messages without their orphan results:
+ * `withoutOrphans(reading, entry - CLEANED)`. */
+const CLEANED = 0x40000000;
+
+/** A typed array's values in a plain array (a loop: `Array.from` iterates). */
+function plainArray(values) {
+  const out = new Array(values.length);
+  for (let k = 0; k < values.length; k++) out[k] = values[k];
+  return out;
+}
+
+/**
+ * `analyze`'s result (`Analysis` in types.d.ts), built in one loop: per message its role
+ * (a code of `roleNames`), tokens, group, round, protection (a code of `protectionNames`,
+ * 0 for none) and marks (1: a summary, 2: a real user input); `totals` are totalTokens,
+ * groups, rounds and shouldReduce (1 or 0).
+ */
+export function buildAnalysis(format, roleNames, protectionNames, roles, tokens, groups, rounds, protections, marks, totals) {
+  const n = roles.length;
+  const messages = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const role = roleNames[roles[i]], p = protections[i];
+    const summary = (marks[i] & 1) !== 0, realUser = (marks[i] & 2) !== 0;
+    messages[i] = p === 0
+      ? { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: false, summary, realUser }
+      : { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: true, protectedBy: protectionNames[p], summary, realUser };
+  }
+  return {
+    format, messages, totalTokens: totals[0], totalMessages: n, groups: totals[1], rounds: totals[2],
+    shouldReduce: totals[3] === 1,
+  };
+}
+
+/** A core event. */
+export function makeEvent(type, messages, tokensBefore, tokensAfter) {
+  return { type, messages, tokensBefore, tokensAfter };
+}
+
+/**
+ * The lists of the last memoised reduction `buildResult` was asked for twice (`listed`: its
+ * number, given by the boundary): the calls that get it again (the same messages, unchanged)
+ * copy them, block copies, instead of making them from typed arrays value by value. Asked
+ * for once (a history that grows, a new reduction each call), its lists are not kept.
+ */
+let LISTED = { listed: 0, items: null, messages: null, kept: null, dropped: null, summarized: null, rewritten: null };
+
+/** The number of the last memoised reduction built. */
+let LAST_LISTED = 0;
+
+/**
+ * The `ReduceResult` of SPEC §8. `output` holds input indices (or NEW + k for the k-th
+ * written message, CLEANED + i for input i without its orphan results); the kept messages
+ * are the input objects themselves. `totals`: reduced
+ * (1 or 0), removedCount, tokensBefore, tokensAfter, overBudget (1 or 0) and the
+ * reduction's number if it is memoised (0 if not; see `LISTED`).
+ */
+export function buildResult(reading, output, written, summary, offloaded, kept, dropped, summarized, rewritten, totals, events) {
+  const meta = {
+    reduced: totals[0] === 1, removedCount: totals[1], tokensBefore: totals[2], tokensAfter: totals[3],
+    overBudget: totals[4] === 1,
+  };
+  const items = reading.items, listed = totals[5];
+  let lists = LISTED;
+  if (listed === 0 || lists.listed !== listed || lists.items !== items) {
+    const messages = new Array(output.length);
+    for (let k = 0; k < output.length; k++) {
+      const e = output[k];
+      if (e < CLEANED) messages[k] = items[e];
+      else if (e >= NEW) messages[k] = written[e - NEW];
+      else messages[k] = withoutOrphans(reading, e - CLEANED);
+    }
+    lists = {
+      listed, items, messages, kept: plainArray(kept), dropped: plainArray(dropped),
+      summarized: plainArray(summarized), rewritten: plainArray(rewritten),
+    };
+    // The second time: kept (and copied for the caller, who may change what it is handed).
+    if (listed !== 0 && listed === LAST_LISTED) LISTED = lists;
+    LAST_LISTED = listed;
+  }
+  const shared = lists === LISTED;
+  const result = {
+    messages: shared ? lists.messages.slice() : lists.messages,
+    reduced: meta.reduced,
+    removedCount: meta.removedCount,
+    kept: shared ? lists.kept.slice() : lists.kept,
+    dropped: shared ? lists.dropped.slice() : lists.dropped,
+    summarized: shared ? lists.summarized.slice() : lists.summarized,
+    rewritten: shared ? lists.rewritten.slice() : lists.rewritten,
+    offloaded,
+    tokensBefore: meta.tokensBefore,
+    tokensAfter: meta.tokensAfter,
+    overBudget: meta.overBudget,
+    events,
+  };
+  if (summary !== undefined) result.summary = summary;
+  // A failed summary's entry is a step that changed nothing: a `CompressionEvent` has every
+  // number (summing `messages` over the events gave NaN).
+  let tokens = meta.tokensBefore;
+  for (const e of events) {
+    if (typeof e.messages !== "number") {
+      e.messages = 0;
+      e.tokensBefore = tokens;
+      e.tokensAfter = tokens;
+    } else {
+      tokens = e.tokensAfter;
+    }
+  }
+  if (reading.pending) completeLater(reading, result, meta.tokensBefore, events);
+  return result;
+}
+
+/** Estimates a pending reading's remaining messages; their tokens (installed by the core). */
+let COMPLETE = () => 0;
+
+export function setCompleter(complete) {
+  COMPLETE = complete;
+}
+
+/** The tokens of the messages `reading` left unestimated (estimated on the first call). */
+export function completeReading(reading) {
+  if (reading.rest === undefined) reading.rest = COMPLETE(reading);
+  return reading.rest;
+}
+
+/**
+ * A reduction that did not need every message's estimate (the oldest, all removed) counted
+ * `tokensBefore` without them: it is completed the first time it is read, here and in the
+ * events, so the result reads as if everything had been estimated.
+ */
+function completeLater(reading, result, known, events) {
+  const lazy = (target, key, counted) => {
+    // The getter stays (a frozen result, as state libraries freeze, still reads it).
+    Object.defineProperty(target, key, {
+      get() {
+        return counted + completeReading(reading);
+      },
+      set(value) {
+        Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  };
+  lazy(result, "tokensBefore", known);
+  for (const e of events) if (typeof e.tokensBefore === "number") lazy(e, "tokensBefore", e.tokensBefore);
+}
+
+/**
+ * Where in `r.linkData` the results are whose call is not before them (orphans, SPEC §9.4),
+ * as the core finds them: a result whose key no call link before it has.
+ */
+export function orphanResults(r) {
+  const data = r.linkData, called = new Set(), out = new Set();
+  for (let at = 0; at < r.linkLength; at += 2) {
+    if (data[at + 1] === CALL) called.add(data[at]);
+    else if (!called.has(data[at])) out.add(at);
+  }
+  return out;
+}
+
+/** The id a result part answers, as the readers read it (undefined for other parts). */
+function resultId(p) {
+  if (p === null || typeof p !== "object") return undefined;
+  if (p.functionResponse) return linkId(p.functionResponse.id) ?? `name:${p.functionResponse.name}`;
+  if (p.type === "tool-result") return linkId(p.toolCallId);
+  if (p.type === "tool-approval-response") return `approval:${p.approvalId}`;
+  if (typeof p.type === "string" && p.type.endsWith("tool_result")) return linkId(p.tool_use_id);
+  return undefined;
+}
+
+/**
+ * Message i as a reduction outputs it: when it carries results whose call is not before it
+ * beside other content (an Anthropic user message with a stray `tool_result` block and
+ * text), a shallow copy in its format without those result parts; else itself.
+ */
+export function withoutOrphans(reading, i) {
+  const orphans = reading.orphans ??= orphanResults(reading);
+  // How many orphan results of each id the message has.
+  const ids = new Map();
+  for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
+    if (orphans.has(at)) {
+      const id = reading.ids[reading.linkData[at]];
+      ids.set(id, (ids.get(id) ?? 0) + 1);
+    }
+  }
+  const m = reading.items[i], format = reading.format, content = contentOf(format, m);
+  // (Results are parts of an array: a message of one result alone goes whole.)
+  if (ids.size === 0 || !Array.isArray(content)) return m;
+  // As many parts of each id, the last ones: results matched by order and name (Gemini's
+  // without ids) answer the calls first, and those left over are the orphans.
+  const keep = content.slice();
+  for (let k = keep.length - 1; k >= 0; k--) {
+    const id = resultId(keep[k]), left = ids.get(id);
+    if (left > 0) {
+      ids.set(id, left - 1);
+      keep.splice(k, 1);
+    }
+  }
+  return withContent(format, m, keep);
+}
+
+/** A clock for durations. */
+export function now() {
+  return Date.now();
+}
+
+/** Reports an event to `config.onEvent`, if there is one. */
+export function emit(onEvent, event) {
+  if (typeof onEvent === "function") onEvent(event);
+}
+
+/** `onEvent` told of a reduction without a summarizer: `reduceStart` (no `result` yet) or
+ * `reduceEnd`, as the strategies that summarize report them. */
+export function reportReduction(onEvent, strategy, messages, tokens, result, durationMs) {
+  emit(onEvent, result === undefined
+    ? { type: "reduceStart", strategy, messages, tokens }
+    : {
+      type: "reduceEnd", reduced: result.reduced, tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter, overBudget: result.overBudget, durationMs,
+    });
+}
+
+// ---- reader.js ----
 // The JavaScript half of the boundary: reads the few fields the core needs from the
 // user's message objects in one loop (`readMessages`: a `Reading`, whose texts and counts
 // the core asks for), and keeps what it read for the next calls. The formats' readers are
@@ -10,13 +1472,6 @@
 // formats/content.js <- each format's reader <- formats/index.js <- results.js <- reader.js
 // <- history.js, and results.js <- summaries.js <- offload.js; options.js needs common.js only.
 
-import {
-  bad, CALL, describe, jsonText, MAX_MESSAGES, own, plainJson, reason, ReduceError, RESULT,
-} from "./common.js";
-import { sameStamp, slot, STAMP, STAMP_SHIFT, Stamps, stampWith } from "./formats/stamps.js";
-import { MISFIT, STAMPED } from "./formats/content.js";
-import { checkDeferred, detect, fitMask, FORMAT_CODES, misfit, READERS } from "./formats/index.js";
-import { completeReading } from "./results.js";
 
 /** How many links before a result taken over its call is looked for (see `rekeyResults`). */
 const NEAR_LINKS = 64;
@@ -1059,5 +2514,910 @@ function checkObjects(items, from) {
     if (from[i] >= 0) continue; // the same object as one read before
     const m = items[i];
     if (m === null || typeof m !== "object") throw bad(i, `expected a message object, got ${describe(m)}`);
+  }
+}
+
+// ---- history.js ----
+// `ChatHistory`'s helpers (src/wasm/history.rs): the config of one prepare(), its offloaded
+// originals, where the model's reply starts, and the check of the messages it takes.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/**
+ * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
+ * `calibration` the history learned, where given, and a summarizer that counts each call it
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`); and the
+ * `signal` of `prepare`'s `options`, if it has one, instead of the config's.
+ */
+export function historyConfig(config, tokenCounts, calibration, calls, options) {
+  calls.n = 0;
+  const own = {};
+  let signal;
+  try {
+    signal = options !== null && typeof options === "object" ? options.signal : undefined;
+  } catch {
+    // (Not a signal: none.)
+  }
+  if (signal !== undefined) own.signal = { value: signal };
+  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (calibration !== undefined) own.calibration = { value: calibration };
+  let summarizer;
+  try {
+    summarizer = config.summarizer;
+  } catch {
+    // (The reduction reads it again, and reports what it throws.)
+  }
+  if (typeof summarizer === "function") {
+    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+  }
+  return Object.create(config, own);
+}
+
+/**
+ * `ChatHistory`'s offloaded originals, as `toJSON()` hands them out and `fromJSON` takes
+ * them in: a new object with a copy of each id's array (an entry that is not an array, or
+ * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
+ * changes the history's own.
+ */
+export function offloadedCopy(offloaded) {
+  const copy = {};
+  try {
+    for (const [id, originals] of Object.entries(offloaded)) {
+      // (`defineProperty`: an id "__proto__" is an id like any other.)
+      if (Array.isArray(originals)) Object.defineProperty(copy, id, { value: originals.slice(), enumerable: true, writable: true, configurable: true });
+    }
+  } catch {
+    // (A state whose getters throw: what was read so far.)
+  }
+  return copy;
+}
+
+/** For `toJSON()`: the index in `original` of each working message that is one of its
+ * objects (-1 for one a reduction wrote), so that `fromJSON` gives each back as one object,
+ * in both, as it was (a part an app replaces through either reaches the prompt). */
+export function messageOrigins(messages, original) {
+  const at = new Map();
+  for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
+  return messages.map((m) => at.get(m) ?? -1);
+}
+
+/** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
+ * id it does not know, or one that is not a string (a model's tool call may leave it out;
+ * own ids only, not what the object inherits, such as `toString`). */
+export function reloaded(offloaded, id) {
+  return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
+}
+
+/**
+ * The first of `values` that the model wrote, where its reply starts: an assistant message
+ * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
+ * item; not a reasoning item, which the reply's next item carries), or undefined.
+ * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
+ * while the model was answering is not the reply. Null for a reply that holds more than the
+ * model wrote, which `outputTokens` would under-count: tool outputs (an AI SDK UIMessage's
+ * tool parts, the results of provider-executed tools), or a tool part whose output comes
+ * later into the same message.
+ */
+export function replyOf(values) {
+  for (const m of values) {
+    try {
+      if (byModel(m)) return holdsResults(m) ? null : m;
+    } catch {
+      // (A message whose fields throw is not taken for the reply.)
+    }
+  }
+  return undefined;
+}
+
+function holdsResults(m) {
+  // (A UIMessage's parts, whose tool parts hold call and output; else content parts.)
+  const ui = Array.isArray(m.parts);
+  const parts = ui ? m.parts : m.content;
+  return Array.isArray(parts) && parts.some((p) => p !== null && typeof p === "object" && typeof p.type === "string" &&
+    (ui ? isUiTool(p) : p.type === "tool-result" || p.type.endsWith("_tool_result")));
+}
+
+function byModel(m) {
+  const role = m.role;
+  if (role === "assistant" || role === "model") return true;
+  if (looksLangChain(m)) return langchainShape(m)[0] === "ai";
+  const type = m.type;
+  return RESPONSES_TYPES.has(type) && (type.endsWith("_call") || type === "mcp_approval_request");
+}
+
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
+ * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
+ * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
+export function startingMessages(value) {
+  if (value === undefined || value === null) return [];
+  return messageList(value, "new ChatHistory: ");
+}
+
+/**
+ * `ChatHistory` takes `values` after `before` messages only if each is a message object
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and that the
+ * reader of one of those formats reads without an error (as a reduction will read it);
+ * returns the formats all fit then. It throws `INVALID_MESSAGE` (with the index `before` +
+ * its own) for one that is not a message of any format or that every such reader refuses,
+ * and `INVALID_MESSAGES` for one of another format than those before it, as a reduction of
+ * them all would (`detect`): a message pushed by mistake is refused at once instead of
+ * failing every later `prepare()`. Only the new messages are looked at. Under a named
+ * `config.format`, `formats` is its code with the flag `NAMED`, and that format's reader is
+ * the whole check (it takes shapes auto-detection does not); `formats` is returned as it is.
+ */
+export function checkMessages(values, before, by, formats) {
+  // A named format (config.format): its code under the NAMED flag; its reader is the check.
+  const named = formats & NAMED ? own(READERS, FORMAT_CODES[formats & 0xff]) : undefined;
+  if (named === undefined) formats &= ALL_FORMATS;
+  let scratch;
+  for (let k = 0; k < values.length; k++) {
+    const m = values[k], i = before + k;
+    if (m === null || typeof m !== "object" || isArray(i, m, by)) {
+      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
+    if (named !== undefined) {
+      checkRead(named, scratch, i, m, by);
+      continue;
+    }
+    const fits = fitMask(i, m, formats || ALL_FORMATS);
+    if (fits === 0) {
+      const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
+      if (other === 0) {
+        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+      }
+      throw new ReduceError("INVALID_MESSAGES",
+        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
+    }
+    // Read as each format it fits would read it: a message its reader refuses (content 42,
+    // tool_calls "x") would make every later prepare() fail, with no way to take it out.
+    let read = 0, error;
+    for (let f = 0; f < FORMATS.length; f++) {
+      if (!(fits & (1 << f))) continue;
+      try {
+        checkRead(READERS[FORMATS[f]], scratch, i, m, by);
+        read |= 1 << f;
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (read === 0) throw error;
+    if (formats !== 0) formats = read;
+  }
+  return formats;
+}
+
+/**
+ * `recordUsage`'s `[inputTokens, outputTokens]`: each a count from 0 to
+ * `Number.MAX_SAFE_INTEGER` (so that no total is ever Infinity), or undefined when left
+ * out (undefined or null); `INVALID_CONFIG` (field `usage`) for anything else.
+ */
+export function usageCounts(usage) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `recordUsage${message}`, undefined, "usage");
+  if (usage === null || typeof usage !== "object") throw invalid(" takes { inputTokens, outputTokens }");
+  return ["inputTokens", "outputTokens"].map((key) => {
+    let n;
+    try {
+      n = usage[key];
+    } catch (e) {
+      throw invalid(`: ${key} could not be read: ${reason(e)}`);
+    }
+    if (n === undefined || n === null) return undefined;
+    if (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER) return n;
+    throw invalid(`: ${key} must be a finite number ≥ 0, at most 9007199254740991 (Number.MAX_SAFE_INTEGER)`);
+  });
+}
+
+/** The kind and the version of `toJSON()`'s state (`STATE_KIND`, `STATE_VERSION` in
+ * history.rs, which writes it). */
+const STATE_KIND = "chat-history-reducer/ChatHistory";
+const STATE_VERSION = 1;
+
+/**
+ * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
+ * trip), all read before the history holds anything (a getter of the caller's may run),
+ * its working messages that are messages of `original` given back as those objects:
+ * `[messages, original, counts, events, offloaded, reductions, summarizerCalls,
+ * tokensSaved, promptLength, pendingOutputTokens, calibration]`. `INVALID_CONFIG` (field
+ * `state`) for a state `toJSON()` did not write (its kind, its version) or messages that
+ * are not an array; a part no history writes is left out: undefined (a count in `counts`:
+ * null), or 0 for a statistic. Counts are from 0 to `Number.MAX_SAFE_INTEGER` (what
+ * `recordUsage` takes), the calibration from 0.5 to 2 (what `calibrate` keeps it in).
+ */
+export function readState(state) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: ${message}`, undefined, "state");
+  if (state === null || typeof state !== "object") throw invalid("state must be the object toJSON() returned");
+  const get = (o, key) => {
+    try {
+      return o !== null && typeof o === "object" ? o[key] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (get(state, "kind") !== STATE_KIND) {
+    throw invalid(`state.kind must be "${STATE_KIND}": this is not a state toJSON() wrote`);
+  }
+  if (get(state, "version") !== STATE_VERSION) {
+    throw invalid(`state.version must be ${STATE_VERSION} (this state was written by another version)`);
+  }
+  const optional = (name) => {
+    try {
+      return stateList(get(state, name), name);
+    } catch {
+      return undefined;
+    }
+  };
+  const count = (n) => (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? n : undefined);
+  const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
+  const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
+  const promptLength = get(state, "promptLength");
+  const messages = stateList(get(state, "messages"), "messages"), original = stateList(get(state, "original"), "original");
+  // (`origins`: working messages that are messages of `original`, as one object again;
+  // only where the two hold the same, so that a state edited since gives no message for
+  // another.)
+  const origins = optional("origins");
+  if (origins !== undefined && origins.length === messages.length) {
+    origins.forEach((k, i) => {
+      if (Number.isInteger(k) && k >= 0 && k < original.length && sameJson(messages[i], original[k])) messages[i] = original[k];
+    });
+  }
+  return [
+    messages,
+    original,
+    optional("counts")?.map((n) => count(n) ?? null),
+    optional("events"),
+    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded) : undefined,
+    whole(get(stats, "reductions")),
+    whole(get(stats, "summarizerCalls")),
+    // (Whole since stats count whole tokens; a state of before may have fractions.)
+    Math.ceil(count(get(stats, "tokensSaved")) ?? 0),
+    typeof promptLength === "number" ? whole(promptLength) : undefined,
+    count(get(state, "pendingOutputTokens")),
+    typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
+  ];
+}
+
+/** Whether `a` and `b` are the same as JSON (false when either cannot be written). */
+function sameJson(a, b) {
+  try {
+    return a === b || JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** `fromJSON`'s `state[name]`, a copy: `INVALID_CONFIG` (field `state`) when it is not an
+ * array or cannot be read (a revoked proxy: `Array.isArray` throws). */
+export function stateList(value, name) {
+  try {
+    if (Array.isArray(value)) return Array.prototype.slice.call(value);
+  } catch (e) {
+    throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} could not be read: ${reason(e)}`, undefined, "state");
+  }
+  throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} must be an array`, undefined, "state");
+}
+
+/** `Array.isArray(m)`, which throws for a revoked proxy: then `INVALID_MESSAGE`. */
+function isArray(i, m, by) {
+  try {
+    return Array.isArray(m);
+  } catch (e) {
+    throw bad(i, `${by}: could not be read: ${reason(e)}`);
+  }
+}
+
+/** The flag of a named format's code in `checkMessages`' `formats` (see history.rs). */
+const NAMED = 1 << 30;
+
+const SCRATCH_OPTIONS = { format: "auto", tag: "conversation-summary", lengthMode: true, charsPerToken: 4, params: new Float64Array(0) };
+
+/** Reads message m (message i of the history) with `reader` into a scratch reading, as a
+ * reduction would: what it refuses is thrown as the error for message i, `by` saying where. */
+function checkRead(reader, scratch, i, m, by) {
+  // (Alone: its results are not linked to calls of the messages checked before it.)
+  scratch.items = [m];
+  scratch.recentLength = 0;
+  scratch.recentOf = -1;
+  scratch.linkLength = 0;
+  scratch.ids.length = 0;
+  scratch.byId = null;
+  scratch.byIdAt = 0;
+  try {
+    readOne(reader, scratch, 0, m, false);
+  } catch (e) {
+    if (!(e instanceof ReduceError)) throw e;
+    throw new ReduceError(e.code, `${by}: message ${i}${e.message.replace(/^message 0/, "")}`, i, e.field);
+  }
+}
+
+// ---- summaries.js ----
+// ---------------------------------------------------------------------------------------
+// Summaries: written in the input's own format, recognised later by their tag.
+// The summarizer's call too (`callSummarizer`), and why a summary failed, in words.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/** Whether the input writes content as an array of parts/blocks rather than a string. */
+function usesParts(items) {
+  for (const m of items) {
+    const c = m.content !== undefined ? m.content : m.data && m.data.content;
+    if (typeof c === "string") return false;
+    if (Array.isArray(c)) return true;
+  }
+  return false;
+}
+
+const LANGCHAIN_SUMMARY_TYPES = { user: "human", system: "system", assistant: "ai" };
+
+/** A new message of `reading.format` with `role` ("user" | "system" | "assistant") and `text`. */
+export function makeMessage(reading, role, text) {
+  const items = reading.items;
+  switch (reading.format) {
+    case "openai-responses":
+      return { type: "message", role, content: [{ type: role === "assistant" ? "output_text" : "input_text", text }] };
+    case "vercel-ui":
+      return { id: `summary-${hashText(text)}`, role, parts: [{ type: "text", text }] };
+    case "gemini":
+      return { role: role === "assistant" ? "model" : "user", parts: [{ text }] };
+    case "langchain": {
+      const type = LANGCHAIN_SUMMARY_TYPES[role];
+      // A real LangChain class when the input has an instance of it.
+      for (const m of items) {
+        if (typeof m.getType === "function" && typeof m.constructor === "function") {
+          try {
+            if (m.getType() === type) return new m.constructor({ content: text });
+          } catch {
+            // Not constructible this way: fall through to the plain form.
+          }
+        }
+      }
+      if (items.some((m) => m.data !== null && typeof m.data === "object" && m.content === undefined)) {
+        return { type, data: { content: text } };
+      }
+      return { type, content: text };
+    }
+    default: // openai, anthropic, vercel
+      return { role, content: usesParts(items) ? [{ type: "text", text }] : text };
+  }
+}
+
+/** The texts of the summary messages at `indices` (between their tags), for
+ * `previousSummary`. */
+export function summaryText(reading, indices, tag) {
+  return Array.from(indices, (i) => textOfSummary(reading.items[i], tag)).join("\n\n");
+}
+
+function textOfSummary(m, tag) {
+  let text = "";
+  const c = m.parts !== undefined ? m.parts : m.content !== undefined ? m.content : m.data && m.data.content;
+  if (typeof c === "string") text = c;
+  else if (Array.isArray(c)) text = c.map((p) => (p && typeof p.text === "string" ? p.text : "")).join("");
+  const open = `<${tag}>`, close = `</${tag}>`;
+  const start = text.indexOf(open);
+  const end = text.lastIndexOf(close);
+  return start >= 0 && end > start ? text.slice(start + open.length, end).trim() : text.trim();
+}
+
+/** `<tag>\ntext\n</tag>`, with tags the summarizer may have written itself removed. */
+export function wrapSummary(text, tag) {
+  const open = `<${tag}>`, close = `</${tag}>`;
+  let body = text.trim();
+  if (body.startsWith(open)) body = body.slice(open.length);
+  if (body.endsWith(close)) body = body.slice(0, -close.length);
+  return `${open}\n${body.trim()}\n${close}`;
+}
+
+function hashText(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
+/** The originals at `indices`, for a summarize request or `result.offloaded`: each as a
+ * reduction outputs it, without its orphan results (`withoutOrphans`: the summarizer may
+ * hand them to a model, which refuses a tool result without its call). */
+export function pick(reading, indices) {
+  // (Most histories have no orphans: their messages are handed over as they are.)
+  if ((reading.orphans ??= orphanResults(reading)).size === 0) return Array.from(indices, (i) => reading.items[i]);
+  return Array.from(indices, (i) => withoutOrphans(reading, i));
+}
+
+/** The longest delay `setTimeout` takes as it is. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls the user's summarizer and settles, whatever it does: `{status: "ok", text, usage}`,
+ * or `{status: "rejected" | "timeout" | "aborted" | "invalid", error}`, with `durationMs`.
+ * The request's `signal` aborts on timeout and when the caller's signal aborts.
+ */
+export async function callSummarizer(summarizer, request, timeoutMs, signal) {
+  const started = Date.now();
+  if (signal && signal.aborted) return { status: "aborted", error: signal.reason, durationMs: 0 };
+  const controller = typeof AbortController === "function" ? new AbortController() : undefined;
+  request.signal = controller ? controller.signal : signal;
+  let timer;
+  let onAbort;
+  const stop = new Promise((resolve) => {
+    // (A timer longer than 2^31 - 1 ms, about 24.8 days, fires at once in every runtime:
+    // such a bound is that long.)
+    if (typeof timeoutMs === "number") timer = setTimeout(() => resolve({ status: "timeout" }), Math.min(timeoutMs, MAX_TIMER_MS));
+    if (signal && typeof signal.addEventListener === "function") {
+      onAbort = () => resolve({ status: "aborted", error: signal.reason });
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+  });
+  const run = (async () => {
+    try {
+      return { status: "ok", value: await summarizer(request) };
+    } catch (error) {
+      return { status: "rejected", error };
+    }
+  })();
+  const outcome = await Promise.race([run, stop]);
+  clearTimeout(timer);
+  if (onAbort) signal.removeEventListener("abort", onAbort);
+  if (outcome.status !== "ok" && controller) {
+    controller.abort(outcome.status === "timeout" ? new Error(`summarizer timed out after ${timeoutMs} ms`) : outcome.error);
+  }
+  outcome.durationMs = Date.now() - started;
+  if (outcome.status === "ok") {
+    const v = outcome.value;
+    let text, usage;
+    try {
+      text = typeof v === "string" ? v : v !== null && typeof v === "object" ? v.text : undefined;
+      usage = v !== null && typeof v === "object" ? v.usage : undefined;
+    } catch (error) {
+      // (An answer whose `text` or `usage` getter throws is a failed one, as a rejection is:
+      // it escaped the reduction as the getter's own error.)
+      return { status: "invalid", error: new Error(`reading the summarizer's answer threw: ${reason(error)}`, { cause: error }), durationMs: outcome.durationMs };
+    }
+    if (typeof text !== "string" || text.trim() === "") {
+      return { status: "invalid", error: new Error(`the summarizer returned ${describe(v)}; it must return a non-empty string or { text }`), durationMs: outcome.durationMs };
+    }
+    outcome.text = text;
+    outcome.usage = usage;
+  }
+  return outcome;
+}
+
+/**
+ * Why a summary was not used, in words: `reason` as the event's; `cause` what the
+ * summarizer threw (or the error of an invalid answer); `a` the timeout (`"timeout"`) or
+ * the summary's tokens and `b` its limit (`"tooLarge"`).
+ */
+export function failureMessage(reason, cause, a, b) {
+  if (reason === "timeout") return `the summarizer did not answer within timeoutMs (${a} ms)`;
+  if (reason === "tooLarge") {
+    return `the summary has ${a} tokens (its tag and role included), over its limit (${b}: summaryMaxTokens, what targetTokens leaves beside the messages that stay, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens or targetTokens`;
+  }
+  const text = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "a value that is not an Error";
+  return reason === "rejected" ? `the summarizer rejected: ${text}` : text;
+}
+
+/** A `ReduceError` for a failed summarizer, with what it threw as `cause`. */
+export function summarizerError(code, message, cause) {
+  const e = new ReduceError(code, message);
+  if (cause !== undefined) e.cause = cause;
+  return e;
+}
+
+// ---- offload.js ----
+// ---------------------------------------------------------------------------------------
+// Offloading and rewriting (progressive): a rewritten message is a shallow copy of the
+// original with only its text changed, in the same format; the original is kept under a
+// content-derived id for the context_reload tool.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/** A stable id from a message's content (FNV-1a over its JSON, cycles skipped). */
+export function offloadId(messages) {
+  const seen = new WeakSet();
+  let json;
+  try {
+    json = JSON.stringify(messages, (key, value) => {
+      if (typeof value === "bigint") return value.toString();
+      if (value !== null && typeof value === "object") {
+        if (seen.has(value)) return undefined;
+        seen.add(value);
+      }
+      return value;
+    });
+  } catch {
+    json = String(messages.length);
+  }
+  let h1 = 0x811c9dc5, h2 = 0x01000193 ^ json.length;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+  }
+  return `ctx_${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/**
+ * A copy of message `m` whose texts are replaced by `replace(oldText)`: the first text part
+ * takes the replacement of all text parts, every tool result keeps its place (so it still
+ * answers its call) with its own text replaced; calls, images and thinking are untouched.
+ *
+ * Undefined when that saves nothing: a message with no text to carry the note, or whose
+ * size is elsewhere (a tool call's arguments, an image) — it is left as it is, not counted
+ * as offloaded, and `progressive` moves on. A call's arguments stay as the model wrote
+ * them: they are what it sees of its own earlier calls, and a note inside them would be
+ * imitated — written into a file, say — by the calls it makes next. With `sized`, a copy
+ * that saves nothing is returned too: the caller weighs it (a summary's rewrite is counted,
+ * and one that does not shrink the message is a summary over its limit).
+ */
+function rewriteTexts(format, m, replace, sized) {
+  let before = 0, after = 0;
+  const swap = (text) => {
+    const written = replace(text);
+    before += text.length;
+    after += written.length;
+    return written;
+  };
+  const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
+    ? rewriteItem(m, swap)
+    : rewriteContent(format, m, swap);
+  return copy !== undefined && (sized || after < before) ? copy : undefined;
+}
+
+/**
+ * `rewriteTexts` of a Responses item other than a message: a tool result's `output` in its
+ * own shape (a string stays a string; parts keep their places, the texts joined into the
+ * first; a shell's output its entries, with their stdout and stderr replaced). Calls (their
+ * arguments or input), approvals, screenshots and the items of tools the API runs itself
+ * have no text to cut: undefined.
+ */
+function rewriteItem(m, replace) {
+  const type = m.type, out = m.output;
+  if (typeof type !== "string" || !type.endsWith("_call_output") || out === undefined || out === null) return undefined;
+  let output;
+  if (typeof out === "string") output = replace(out);
+  else if (Array.isArray(out)) output = rewriteParts(out, replace);
+  else if (typeof out !== "object" || !MEDIA_OUTPUTS.has(out.type)) output = replace(jsonText(out));
+  if (output === undefined) return undefined;
+  const copy = copyOf(m);
+  copy.output = output;
+  return copy;
+}
+
+/** `rewriteTexts` of a message's content (see there). */
+function rewriteContent(format, m, replace) {
+  const content = contentOf(format, m);
+  if (typeof content === "string") return withContent(format, m, replace(content));
+  if (!Array.isArray(content)) return withContent(format, m, replace(""));
+  const parts = rewriteParts(content, replace);
+  return parts !== undefined ? withContent(format, m, parts) : undefined;
+}
+
+/**
+ * `parts` with their texts replaced (see `rewriteTexts`), or undefined when none of them
+ * could take the rewritten text (only a tool call, say).
+ */
+function rewriteParts(content, replace) {
+  const texts = content.map(textOfPart).filter((t) => t !== undefined);
+  let joined;
+  // Whether a part took the rewritten text (`wrote`): parts without one (only a tool
+  // call, say) cannot carry the note (undefined). The text parts' texts go, joined, into
+  // the first of them (`placed`).
+  let placed = false, wrote = false;
+  const parts = [];
+  for (const p of content) {
+    if (p === null || typeof p !== "object") { parts.push(p); continue; }
+    if (p.type === "tool_result") {
+      wrote = true;
+      const inner = typeof p.content === "string" ? p.content : Array.isArray(p.content) ? p.content.map((b) => (b && b.text) || "").join("\n") : jsonText(p.content);
+      parts.push({ ...p, content: replace(inner) });
+    } else if (p.type === "tool-result") {
+      wrote = true;
+      parts.push({ ...p, output: { type: "text", value: replace(payloadText(p.output)) } });
+    } else if (p.functionResponse) {
+      wrote = true;
+      parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { content: replace(jsonText(p.functionResponse.response)) } } });
+    } else if (isUiTool(p) && "output" in p) {
+      wrote = true;
+      parts.push({ ...p, output: replace(jsonText(p.output)) });
+    } else if (textOfPart(p) !== undefined) {
+      if (joined === undefined) joined = replace(texts.join("\n"));
+      if (!placed) parts.push({ ...p, text: joined });
+      placed = wrote = true;
+    } else if (typeof p.stdout === "string" && p.type === undefined) {
+      // An entry of a Responses shell_call_output: `{stdout, stderr, outcome}`.
+      const entry = { ...p };
+      for (const key of ["stdout", "stderr"]) {
+        if (typeof p[key] === "string" && p[key].length > 0) {
+          entry[key] = replace(p[key]);
+          wrote = true;
+        }
+      }
+      parts.push(entry);
+    } else {
+      parts.push(p);
+    }
+  }
+  return wrote ? parts : undefined;
+}
+
+function payloadText(out) {
+  if (out !== null && typeof out === "object" && "value" in out) return jsonText(out.value);
+  return jsonText(out);
+}
+
+function previewOf(text, chars) {
+  // Whitespace runs collapsed, trimmed, cut to `chars` (with "…" when cut): from a prefix of
+  // the text, as long as a prefix that long is enough to know (a long text is not
+  // flattened whole).
+  for (let window = 2 * chars + 16; ; window *= 2) {
+    if (window >= text.length) {
+      const flat = text.replace(/\s+/g, " ").trim();
+      return flat.length <= chars ? flat : `${cutAt(flat, chars)}…`;
+    }
+    const flat = text.slice(0, window).replace(/\s+/g, " ").trimStart();
+    if (flat.length > chars) return `${cutAt(flat, chars)}…`;
+  }
+}
+
+/** The first `chars` code units of `text`, one fewer where the cut would split a surrogate
+ * pair (an emoji): half of one is not text a model's API takes. */
+function cutAt(text, chars) {
+  const last = text.charCodeAt(chars - 1);
+  const next = text.charCodeAt(chars);
+  return text.slice(0, last >= 0xD800 && last <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF ? chars - 1 : chars);
+}
+
+/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
+ * without its orphan results, as every copy written for it). */
+export function offloadMessage(reading, index, previewChars, tokens) {
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
+  const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
+  const message = rewriteTexts(reading.format, original, (text) => `${note}\n${previewOf(text, previewChars)}`);
+  return { message, id };
+}
+
+/** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
+export function rewriteWithSummary(reading, index, summary) {
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
+  const note = `[compressed; the original is ${id}, restored by context_reload]`;
+  let first = true;
+  const message = rewriteTexts(reading.format, original, () => {
+    const text = first ? `${note}\n${summary}` : note;
+    first = false;
+    return text;
+  }, true);
+  return { message, id };
+}
+
+/** The tool calls of a message as `name(args)` strings, in any format. */
+function callsOf(format, m) {
+  const out = [];
+  const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
+  if (format === "openai" || format === "langchain") {
+    const d = format === "langchain" ? langchainShape(m)[1] : m;
+    for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+      if (c && c.function) add(c.function.name, c.function.arguments);
+      else if (c) add(c.name, c.args);
+    }
+    if (m.function_call) add(m.function_call.name, m.function_call.arguments);
+  } else if (format === "openai-responses") {
+    if (typeof m.type === "string" && m.type.endsWith("_call")) add(m.name ?? m.type, m.arguments ?? m.input ?? m.action);
+  } else {
+    const content = contentOf(format, m);
+    for (const p of Array.isArray(content) ? content : []) {
+      if (!p || typeof p !== "object") continue;
+      if (p.type === "tool_use") add(p.name, p.input);
+      else if (p.type === "tool-call") add(p.toolName, p.input ?? p.args);
+      else if (format === "vercel-ui" && isUiTool(p)) add(p.toolName ?? p.type.slice(5), p.input);
+      else if (p.functionCall) add(p.functionCall.name, p.functionCall.args);
+    }
+  }
+  return out;
+}
+
+/** The result text of a tool message, in any format. */
+function resultOf(format, m) {
+  if (format === "openai-responses") return jsonText(m.output);
+  const content = contentOf(format, m);
+  if (typeof content === "string") return content;
+  const texts = [];
+  for (const p of Array.isArray(content) ? content : []) {
+    if (!p || typeof p !== "object") continue;
+    if (p.type === "tool_result") texts.push(typeof p.content === "string" ? p.content : jsonText(p.content));
+    else if (p.type === "tool-result") texts.push(payloadText(p.output));
+    else if (format === "vercel-ui" && isUiTool(p)) texts.push(p.output !== undefined ? payloadText(p.output) : String(p.errorText ?? ""));
+    else if (p.functionResponse) texts.push(jsonText(p.functionResponse.response));
+    else if (typeof p.text === "string") texts.push(p.text);
+  }
+  return texts.join("\n");
+}
+
+/**
+ * Stage 1: `{message, id}`, one message standing for the tool run at `indices`: the
+ * summarizer's `summary`, or (without one) a digest of the calls and result previews. An
+ * assistant message; in Gemini a user turn, as the function responses it stands for are:
+ * a run ends before a model turn — often a `functionCall` turn, which must follow a user
+ * or `functionResponse` turn (SPEC §9.4). Read back, it is no user input (`noted`).
+ */
+export function compressRun(reading, indices, previewChars, summary) {
+  const run = pick(reading, indices);
+  const id = offloadId(run);
+  const lines = [`[compressed tool run: ${run.length} messages, stored as ${id}; call context_reload with {"id":"${id}"} to restore them]`];
+  if (typeof summary === "string") {
+    lines.push(summary);
+  } else {
+    run.forEach((m, k) => {
+      for (const call of callsOf(reading.format, m)) lines.push(`- called ${call}`);
+      // A digest line per result: short, the originals are one reload away.
+      // (An AI SDK UIMessage holds its calls' results itself.)
+      if (reading.roles[indices[k]] === TOOL || reading.format === "vercel-ui") lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
+    });
+  }
+  const role = reading.format === "gemini" ? "user" : "assistant";
+  return { message: makeMessage(reading, role, lines.join("\n")), id };
+}
+
+/**
+ * The `context_reload` tool: give it to the model so that it can ask for an offloaded
+ * message back (`ChatHistory.reload(id)` or `result.offloaded[id]` answer it).
+ */
+export const reloadTool = Object.freeze({
+  name: "context_reload",
+  description:
+    "Restore the full content of earlier conversation messages that were shortened to save context. " +
+    "Call it with the id shown in a message that says it was offloaded or compressed (ids look like ctx_0123456789abcdef).",
+  parameters: Object.freeze({
+    type: "object",
+    properties: Object.freeze({
+      id: Object.freeze({ type: "string", description: "The offload id, e.g. ctx_0123456789abcdef." }),
+    }),
+    required: Object.freeze(["id"]),
+    additionalProperties: false,
+  }),
+});
+
+// ---- options.js ----
+// Reading the config's options for the core: all of them in one pass, each by its kind.
+// Shipped through wasm-bindgen's `module` attribute, as every module of src/wasm/ is (see
+// src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
+
+
+/** Reads one option, turning a throwing getter into INVALID_CONFIG. */
+export function readOption(config, key) {
+  let value;
+  try {
+    value = config[key];
+  } catch (e) {
+    throw optionError(key, e);
+  }
+  return value;
+}
+
+function optionError(key, e) {
+  return new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
+}
+
+/** The option names, in the order the core reads them: `Config::OPTION_NAMES` (a native
+ * test in config.rs checks that this is the same list). */
+const OPTION_KEYS = [
+  "strategy", "format", "maxTokens", "targetTokens", "targetMessages", "thresholdMessages",
+  "keepSystem", "keepLast", "startOn", "keepRecentPairs", "tokenCounts", "countTokens",
+  "estimator", "charsPerToken", "tokenizer", "estimatorWeights", "calibration", "messageOverhead",
+  "imageTokens", "summarizer", "summaryMode", "summaryRole", "summaryTag", "summaryMaxTokens",
+  "onSummarizerError", "timeoutMs", "signal", "largeMessageTokens", "previewChars", "minToolRun",
+  "currentRoundRatio", "onOverBudget", "onEvent",
+];
+
+/** Where `signal` is in `OPTION_KEYS`. */
+const SIGNAL = OPTION_KEYS.indexOf("signal");
+
+// Kinds of option values: the same numbers as `OptionKind` in decode.rs.
+const O_MISSING = 0, O_BOOL = 1, O_NUMBER = 2, O_TEXT = 3, O_FUNCTION = 4, O_ARRAY = 5, O_OBJECT = 6,
+  O_BIGINT = 7, O_SYMBOL = 8, O_OTHER = 9, O_THREW = 10;
+
+/**
+ * Reads every option of `config` in one pass (one crossing a call, not a few per option):
+ * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
+ * memory), and returns the values by index (undefined or null as given; the error of an
+ * option whose getter threw).
+ */
+export function readOptions(config, kinds, numbers) {
+  const keys = OPTION_KEYS;
+  const values = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    let v;
+    try {
+      v = config[keys[i]];
+    } catch (e) {
+      kinds[i] = O_THREW;
+      values[i] = optionError(keys[i], e);
+      continue;
+    }
+    let kind;
+    const type = typeof v;
+    if (v === undefined || v === null) kind = O_MISSING;
+    else if (type === "boolean") {
+      kind = O_BOOL;
+      numbers[i] = v ? 1 : 0;
+    } else if (type === "number") {
+      kind = O_NUMBER;
+      numbers[i] = v;
+    } else if (type === "string") kind = O_TEXT;
+    else if (type === "function") kind = O_FUNCTION;
+    else if (Array.isArray(v)) kind = O_ARRAY;
+    else if (type === "object" && arrayLike(v)) {
+      // (A typed array, or another array-like: as an array, what the core reads.)
+      try {
+        v = arrayOf(v);
+        kind = O_ARRAY;
+      } catch (e) {
+        kind = O_THREW;
+        v = optionError(keys[i], e);
+      }
+    } else if (type === "object") kind = O_OBJECT;
+    else if (type === "bigint") kind = O_BIGINT;
+    else if (type === "symbol") kind = O_SYMBOL;
+    else kind = O_OTHER;
+    kinds[i] = kind;
+    values[i] = v;
+  }
+  // (Any other kind of value is refused by the core.)
+  if (kinds[SIGNAL] === O_OBJECT) {
+    const e = notASignal(values[SIGNAL]);
+    if (e !== undefined) {
+      kinds[SIGNAL] = O_THREW;
+      values[SIGNAL] = e;
+    }
+  }
+  return values;
+}
+
+/** The INVALID_CONFIG error of object `signal` if it is not an AbortSignal, else undefined.
+ * Duck-typed (what `callSummarizer` uses of it): browsers, Node, Deno and workerd each have an
+ * AbortSignal class of their own. */
+function notASignal(signal) {
+  try {
+    if (typeof signal.aborted === "boolean" && typeof signal.addEventListener === "function" &&
+      typeof signal.removeEventListener === "function") return undefined;
+  } catch (e) {
+    return optionError("signal", e);
+  }
+  return new ReduceError("INVALID_CONFIG", "signal must be an AbortSignal (such as an AbortController's signal), " +
+    "got an object without a boolean aborted and addEventListener and removeEventListener methods", undefined, "signal");
+}
+
+/** Array-like `v` as an array: a typed array's values (no more than a call can have
+ * messages), or another's own index keys, in a sparse array of its length: a `length` of
+ * 2^32 - 1 makes no slots (copied whole, it took all the memory there is). */
+function arrayOf(v) {
+  if (ArrayBuffer.isView(v)) return Array.from(v.length > MAX_MESSAGES ? v.subarray(0, MAX_MESSAGES) : v);
+  const out = [];
+  out.length = v.length;
+  for (const key of Object.keys(v)) {
+    const k = Number(key);
+    if (Number.isInteger(k) && k >= 0 && k < out.length && String(k) === key) out[k] = v[key];
+  }
+  return out;
+}
+
+/** Whether object `v` is a typed array, or has a whole `length` an array could have (and
+ * no `length` getter that throws). */
+function arrayLike(v) {
+  if (ArrayBuffer.isView(v)) return !(v instanceof DataView);
+  try {
+    const n = v.length;
+    return Number.isInteger(n) && n >= 0 && n < 2 ** 32;
+  } catch {
+    return false;
+  }
+}
+
+export function optionEntries(config, key, value) {
+  try {
+    return Object.entries(value);
+  } catch (e) {
+    throw optionError(key, e);
   }
 }
