@@ -2705,8 +2705,8 @@ export function usageCounts(usage) {
       throw invalid(`: ${key} could not be read: ${reason(e)}`);
     }
     if (n === undefined || n === null) return undefined;
-    if (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER) return n;
-    throw invalid(`: ${key} must be a finite number ≥ 0, at most 9007199254740991 (Number.MAX_SAFE_INTEGER)`);
+    if (typeof n === "number" && n >= 0 && n <= MAX_COUNT) return n;
+    throw invalid(`: ${key} must be a finite number ≥ 0, ${AT_MOST}`);
   });
 }
 
@@ -2749,7 +2749,7 @@ export function readState(state) {
       return undefined;
     }
   };
-  const count = (n) => (typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? n : undefined);
+  const count = (n) => (typeof n === "number" && n >= 0 && n <= MAX_COUNT ? n : undefined);
   const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
   const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
   const promptLength = get(state, "promptLength");
