@@ -708,6 +708,43 @@ test("progressive: in single mode a new round summary replaces the earlier ones,
   assert.ok(layered.requests.every((req) => req.previousSummary === undefined));
 });
 
+test("progressive stage 4 summarizes the oldest rounds the targets need; the rounds after them stay verbatim (SPEC §5: it stops as soon as the targets are met)", async () => {
+  // A chat with no tools and nothing large: only stage 4 helps. It used to summarize every
+  // previous round even when two would do ("make your last answer shorter" then found that
+  // answer summarized).
+  const input = chat(30);
+  const total = estimateTokens(input);
+  const asked = [];
+  const config = {
+    strategy: "progressive", maxTokens: total - 1, targetTokens: total - 60, summaryMaxTokens: 30,
+    summarizer: async (req) => {
+      asked.push(req);
+      await sleep(5);
+      return "Earlier: plants and their watering.";
+    },
+  };
+  const r = await reduce(input, config);
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].kind, "round");
+  const n = asked[0].messages.length;
+  assert.ok(n >= 2 && n % 2 === 0 && n < 20, `${n} messages summarized: whole rounds, the oldest, a few`);
+  assert.deepEqual(asked[0].messages, input.slice(1, 1 + n), "the oldest rounds, as the input objects");
+  assert.deepEqual(r.summarized, Array.from({ length: n }, (_, i) => i + 1));
+  assert.equal(r.messages[0], input[0]);
+  assert.equal(r.messages[1], r.summary);
+  assert.deepEqual(r.messages.slice(2), input.slice(1 + n), "every later message verbatim, the same objects");
+  assert.ok(r.tokensAfter <= config.targetTokens, `${r.tokensAfter} ≤ ${config.targetTokens}`);
+  assert.ok(!r.overBudget);
+  // One round fewer would not have met the target, with the summary at summaryMaxTokens.
+  const fewer = estimateTokens([input[0], ...input.slice(n - 1)]) + 30;
+  assert.ok(fewer > config.targetTokens, `${fewer} > ${config.targetTokens}`);
+  // A target only all previous rounds meet: every one of them (the current round stays).
+  asked.length = 0;
+  const all = await reduce(input, { ...config, targetTokens: 90 });
+  assert.deepEqual(asked[0].messages, input.slice(1, 59));
+  assert.deepEqual(all.messages.slice(2), input.slice(59));
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

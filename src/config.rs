@@ -253,25 +253,32 @@ impl Reader<'_, '_> {
         }
     }
 
-    #[inline(never)]
     fn choice<T: Copy>(
         &mut self,
         key: &'static str,
         choices: &[(&'static str, T)],
     ) -> Result<Option<T>, ReduceError> {
-        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-        Ok(self.choose(key, &names)?.map(|k| choices[k].1))
+        Ok(self
+            .choose(key, &|k| choices.get(k).map(|c| c.0))?
+            .map(|k| choices[k].1))
     }
 
-    /// The index in `names` of option `key`'s value (the generic `choice` is only this).
-    fn choose(&mut self, key: &'static str, names: &[&str]) -> Result<Option<usize>, ReduceError> {
+    /// The index of option `key`'s value among the names `name(0)`, `name(1)`, … (until
+    /// `None`): the part of the generic `choice` that is not generic.
+    #[inline(never)]
+    fn choose(
+        &mut self,
+        key: &'static str,
+        name: &dyn Fn(usize) -> Option<&'static str>,
+    ) -> Result<Option<usize>, ReduceError> {
         let Some(s) = self.text(key)? else {
             return Ok(None);
         };
-        match names.iter().position(|name| *name == s) {
+        let names = || (0..).map_while(name);
+        match names().position(|n| n == s) {
             Some(k) => Ok(Some(k)),
             None => {
-                let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+                let names: Vec<String> = names().map(|n| format!("\"{n}\"")).collect();
                 Err(ReduceError::config(
                     key,
                     format!("{key} \"{s}\" is not one of {}", join(names, ", ")),

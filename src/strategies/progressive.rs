@@ -364,6 +364,7 @@ impl<'a> Progressive<'a> {
                         g.range().all(|j| chosen[j]) && !self.orphan(i as usize)
                     })
                     .collect();
+                let messages = self.oldest_rounds(messages);
                 if messages.len() < 2 {
                     return Vec::new();
                 }
@@ -407,6 +408,38 @@ impl<'a> Progressive<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Of `messages` (stage 4's candidates: whole groups of previous rounds, oldest first),
+    /// those of the oldest rounds whose summary meets the targets if it has the most tokens
+    /// asked for (`summaryMaxTokens`, which a token target sets), or all of them when none
+    /// does. The stage stops as soon as the targets are met (SPEC §5): the rounds after stay
+    /// verbatim, as `summarize` keeps its newest messages.
+    fn oldest_rounds(&self, mut messages: Vec<u32>) -> Vec<u32> {
+        let summary = self.config.summary_max_tokens.unwrap_or(0.0);
+        let (mut tokens, mut left) = (self.running_tokens, self.running_messages);
+        for k in 0..messages.len() {
+            let i = messages[k] as usize;
+            // What `replace` takes off: the message as it stands, and what was written for
+            // it (a digest stands as one message).
+            tokens -= self.tokens[i];
+            left -= usize::from(
+                self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]),
+            );
+            if let Some(w) = self.written_at[i] {
+                let w = &self.written[w as usize];
+                tokens -= w.tokens;
+                left -= usize::from(w.kind == Writing::Digest);
+            }
+            let ends_round = messages
+                .get(k + 1)
+                .is_none_or(|&j| self.s.round_of[j as usize] != self.s.round_of[i]);
+            if k >= 1 && ends_round && self.targets.met(tokens + summary, left) {
+                messages.truncate(k + 1);
+                break;
+            }
+        }
+        messages
     }
 
     fn close_stage(&mut self) {
@@ -817,6 +850,44 @@ mod tests {
             "{}",
             r.tokens_after
         );
+    }
+
+    #[test]
+    fn stage_4_summarizes_the_oldest_rounds_until_the_target_is_met() {
+        // Ten chat rounds of 400 tokens (no tools, nothing large): only stage 4 can help. A
+        // summary is 100 tokens here (`run`).
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 50.0));
+        for _ in 0..10 {
+            t.push(MessageInfo::new(Role::User, 100.0));
+            t.push(MessageInfo::new(Role::Assistant, 300.0));
+        }
+        let summarized = |target: f64| {
+            let c = config(&[
+                ("maxTokens", Number(4000.0)),
+                ("targetTokens", Number(target)),
+                ("summaryMaxTokens", Number(100.0)),
+                ("summarizer", crate::config::OptionValue::Function),
+            ]);
+            let (r, actions) = run(&t, &c);
+            let rounds: Vec<&Action> = actions
+                .iter()
+                .filter(|a| matches!(a, Action::SummarizeRounds { .. }))
+                .collect();
+            assert_eq!(rounds.len(), 1, "{actions:?}");
+            assert!(r.tokens_after <= target, "{} > {target}", r.tokens_after);
+            assert!(!r.over_budget);
+            assert!(r.indices(Fate::Dropped).is_empty());
+            r.indices(Fate::Summarized)
+        };
+        // 4050 → 3400: the two oldest rounds (800 tokens) give way to 100; the seven rounds
+        // after them stay verbatim.
+        assert_eq!(summarized(3400.0), vec![1, 2, 3, 4]);
+        // (One round would leave 3750.)
+        assert_eq!(summarized(3700.0), vec![1, 2, 3, 4]);
+        assert_eq!(summarized(3750.0), vec![1, 2]);
+        // A target only every previous round meets: all of them (the current round stays).
+        assert_eq!(summarized(550.0), (1..19).collect::<Vec<u32>>());
     }
 
     #[test]
