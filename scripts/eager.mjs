@@ -27,7 +27,7 @@ import { pathToFileURL } from "node:url";
 
 const EAGER = [
   // reading the options and the messages, every format
-  "readOptions", "readOption", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
+  "readOptions", "readMessages", "messageList", "checkObjects", "detect", "fitMask",
   "own", "jsonText", "plainJson", "plainJsonItem", "partsFit", "linkId", "payload", "mediaPart", "firstText",
   "openaiContent", "openaiRole", "readOpenAI", "readOpenAIFields", "looksOpenAI", "contentFlags", "noted", "openingText",
   "readResponses", "looksResponses", "readAnthropic", "looksAnthropic", "readVercel", "looksVercel",

@@ -158,8 +158,6 @@ extern "C" {
 
 #[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
-    #[wasm_bindgen(catch, js_name = readOption)]
-    pub fn read_option(config: &JsValue, key: &str) -> Result<JsValue, JsValue>;
     /// Every option at once (`Config::OPTION_NAMES`, in order): kinds and numbers written
     /// into the slices, the values returned.
     #[wasm_bindgen(js_name = readOptions)]

@@ -3284,17 +3284,7 @@ export const reloadTool = Object.freeze({
 // src/wasm/js.rs), and in the package bundled with them into one (scripts/bundle.mjs).
 
 
-/** Reads one option, turning a throwing getter into INVALID_CONFIG. */
-export function readOption(config, key) {
-  let value;
-  try {
-    value = config[key];
-  } catch (e) {
-    throw optionError(key, e);
-  }
-  return value;
-}
-
+/** The INVALID_CONFIG error of an option whose getter threw. */
 function optionError(key, e) {
   return new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
 }
