@@ -745,6 +745,32 @@ test("progressive stage 4 summarizes the oldest rounds the targets need; the rou
   assert.deepEqual(all.messages.slice(2), input.slice(59));
 });
 
+test("progressive stage 4 never cuts inside a group that spans two rounds (an Anthropic tool_result in the user's next input)", async () => {
+  // The user turn that carries the tool_result and new text is a real user input (a round
+  // starts) and the end of the call's group. Cut at the round, the summary held the call
+  // without its result, and the next round was dropped unsummarized (review).
+  const text = (s) => [{ type: "text", text: s }];
+  const m = [
+    { role: "user", content: text("Question 0 about plants. ".repeat(4)) },
+    { role: "assistant", content: text("Answer 0 about plants. ".repeat(4)) },
+    { role: "user", content: text("Question 1: weather in Paris? ".repeat(4)) },
+    { role: "assistant", content: [...text("Checking. "), { type: "tool_use", id: "t1", name: "weather", input: { city: "Paris" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "sunny 20C" }, ...text("Question 2: and tomorrow? ".repeat(4))] },
+    { role: "assistant", content: text("Answer 2. ".repeat(4)) },
+  ];
+  for (let r = 3; r < 10; r++) m.push({ role: "user", content: text(`Question ${r} about trees. `.repeat(4)) }, { role: "assistant", content: text(`Answer ${r} about trees. `.repeat(4)) });
+  const total = estimateTokens(m, { format: "anthropic" });
+  const twoRounds = estimateTokens(m.slice(0, 4), { format: "anthropic" });
+  let asked;
+  const config = { strategy: "progressive", maxTokens: total - 1, targetTokens: total - twoRounds + 30, summaryMaxTokens: 30,
+    summarizer: async (req) => { asked = req.messages; return "short summary"; } };
+  const r = await reduce(m, config);
+  assert.deepEqual(asked, m.slice(0, 6), "the call's whole group: its result and the round it opens");
+  assert.deepEqual(r.dropped, []);
+  assert.deepEqual(r.messages.slice(1), m.slice(6));
+  assert.ok(r.tokensAfter <= config.targetTokens);
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

@@ -431,10 +431,13 @@ impl<'a> Progressive<'a> {
                 tokens -= w.tokens;
                 left -= usize::from(w.kind == Writing::Digest);
             }
+            // (A cut between rounds, and between groups: a group may span two, as a tool
+            // result in a user input's turn, or a user input between a call and its result.)
             let ends_round = messages
                 .get(k + 1)
                 .is_none_or(|&j| self.s.round_of[j as usize] != self.s.round_of[i]);
-            if k >= 1 && ends_round && self.targets.met(tokens + summary, left) {
+            let ends_group = self.s.groups[self.s.group_of[i] as usize].end as usize == i + 1;
+            if k >= 1 && ends_round && ends_group && self.targets.met(tokens + summary, left) {
                 messages.truncate(k + 1);
                 break;
             }
@@ -888,6 +891,40 @@ mod tests {
         assert_eq!(summarized(3750.0), vec![1, 2]);
         // A target only every previous round meets: all of them (the current round stays).
         assert_eq!(summarized(550.0), (1..19).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn stage_4_cuts_between_groups_where_a_group_spans_two_rounds() {
+        // Round 2 calls a tool; the user writes again before its result (round 3): the
+        // group [call, user input, result] spans two rounds. Cut after round 2, the summary
+        // held the call without its result, and round 3 was dropped, unsummarized.
+        let mut t = Transcript::new(Format::OpenAi);
+        t.push(MessageInfo::new(Role::System, 50.0));
+        t.push(MessageInfo::new(Role::User, 100.0));
+        t.push(MessageInfo::new(Role::Assistant, 300.0));
+        t.push(MessageInfo::new(Role::User, 100.0));
+        t.push(MessageInfo::new(Role::Assistant, 300.0));
+        t.link(LinkKind::Call, 0);
+        t.push(MessageInfo::new(Role::User, 100.0));
+        t.push(MessageInfo::new(Role::Tool, 50.0));
+        t.link(LinkKind::Result, 0);
+        t.push(MessageInfo::new(Role::Assistant, 300.0));
+        for _ in 0..5 {
+            t.push(MessageInfo::new(Role::User, 100.0));
+            t.push(MessageInfo::new(Role::Assistant, 300.0));
+        }
+        let total = t.total_tokens();
+        // Rounds 1 and 2 (800 tokens) would meet the target beside a summary of 100.
+        let c = config(&[
+            ("maxTokens", Number(total - 1.0)),
+            ("targetTokens", Number(total - 700.0)),
+            ("summaryMaxTokens", Number(100.0)),
+            ("summarizer", crate::config::OptionValue::Function),
+        ]);
+        let (r, _) = run(&t, &c);
+        assert_eq!(r.indices(Fate::Summarized), (1..8).collect::<Vec<u32>>());
+        assert!(r.indices(Fate::Dropped).is_empty());
+        assert!(r.tokens_after <= total - 700.0);
     }
 
     #[test]

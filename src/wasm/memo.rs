@@ -31,9 +31,11 @@ struct Memo {
     /// Its groups and rounds, once a reduction needed them.
     structure: Option<Rc<Structure>>,
     reduction: Option<(Config, Rc<(Reduction, Indices)>)>,
-    /// Whether a call used it again (only those outlive a burst of one-off calls; a reading
-    /// another went on from is not used again).
+    /// Whether a call used it again (only those outlive a burst of one-off calls).
     used: bool,
+    /// A base: the reading another went on from, which no call gets again (see
+    /// [`keep_transcript`]).
+    superseded: bool,
 }
 
 thread_local! {
@@ -70,14 +72,17 @@ pub fn base_transcript(base: f64, calibration: f64) -> Option<Rc<Transcript>> {
 /// new reading in its place): its entry only serves [`structure`] now.
 pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcript>) {
     MEMOS.with_borrow_mut(|memos| {
-        memos.retain(|m| m.version != version);
-        // The base goes last of all but the new one, and first of those used again: it is
-        // kept until the reduction that comes next extends its structure (measured: with the
-        // entries full of one-off readings, letting it go first made every turn of a growing
-        // 10,000-message history build its structure anew, a fifth of the turn).
+        // The bases of earlier calls go: what a base is kept for, the reduction of the call
+        // that went on from it, is over (or was one that extends no structure: a summary).
+        memos.retain(|m| m.version != version && !m.superseded);
+        // This call's base goes last of all but the new one, and first of those used again:
+        // it is kept until the reduction that comes next extends its structure (measured:
+        // with the entries full of one-off readings, letting it go first made every turn of
+        // a growing 10,000-message history build its structure anew, a fifth of the turn).
         if let Some(k) = memos.iter().position(|m| m.version == base) {
             let mut superseded = memos.remove(k);
             superseded.used = true;
+            superseded.superseded = true;
             memos.push(superseded);
         }
         memos.insert(
@@ -89,6 +94,7 @@ pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcr
                 structure: None,
                 reduction: None,
                 used: false,
+                superseded: false,
             },
         );
         // Over the limits: the least recently used of those never used again goes first
