@@ -771,6 +771,31 @@ test("progressive stage 4 never cuts inside a group that spans two rounds (an An
   assert.ok(r.tokensAfter <= config.targetTokens);
 });
 
+test("progressive does not ask the summarizer to rewrite a message no rewrite can shorten: a history left over budget is reduced again with no summarizer call (SPEC §9.9)", async () => {
+  // Short tool results of the current round: the note a rewrite carries has as many tokens
+  // as they do. They were sent to the summarizer, failed as too large, and were sent again
+  // by every later reduction of the result (review: 1–2 new calls on each).
+  const input = [...chat(6)];
+  input.push({ role: "user", content: "Check the three sensors." });
+  input.push({ role: "assistant", content: null, tool_calls: ["a", "b", "c"].map((id) => ({ id, type: "function", function: { name: "sensor", arguments: `{"id":"${id}"}` } })) });
+  for (const id of ["a", "b", "c"]) input.push({ role: "tool", tool_call_id: id, content: `sensor ${id}: ok` });
+  input.push({ role: "assistant", content: "All three sensors are fine." });
+  const kinds = [];
+  const config = {
+    strategy: "progressive", targetMessages: 2, thresholdMessages: 0, keepLast: 3,
+    summarizer: async (req) => { kinds.push(req.kind); return `S(${req.kind})`; },
+  };
+  const r = await reduce(input, config);
+  assert.ok(r.overBudget, "two messages cannot hold the current round");
+  assert.ok(!kinds.includes("currentRound"), `asked: ${kinds}`);
+  for (const id of ["a", "b", "c"]) assert.ok(r.messages.includes(input.find((m) => m.tool_call_id === id)), `the result ${id} as it was`);
+  const asked = kinds.length;
+  const again = await reduce(r.messages, config);
+  assert.equal(kinds.length, asked, `asked again: ${kinds.slice(asked)}`);
+  assert.equal(again.messages.length, r.messages.length);
+  again.messages.forEach((m, i) => assert.equal(m, r.messages[i]));
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

@@ -2,7 +2,7 @@
 //! previews, digests, summaries written in the input's format — and reports the tokens of
 //! what it wrote. The originals of everything rewritten go to `result.offloaded`.
 
-use js_sys::Array;
+use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 
 use super::decode::{count_new_message, set, Call};
@@ -231,19 +231,32 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 message,
                 kind,
                 target_tokens,
-            } => match ask(call, reading, kind.name(), &[*message], &[], *target_tokens).await? {
-                Ok(answer) => {
-                    asked = Some(kind.name());
-                    let w = rewrite_with_summary(reading, *message, &answer.text);
-                    rewritten(reading, w, *message)
-                }
-                Err(failure) => {
-                    if on_failure(kind.name(), failure, "none", p.events_so_far())? {
-                        p.stop_summarizing();
-                    }
+            } => {
+                // A message no rewrite can shorten (its note alone has as many tokens: a
+                // short tool result) is not sent to the summarizer. It was, and failed as too
+                // large every time, in every reduction of a history left over budget (SPEC
+                // §9.9: a second reduction of the result called the summarizer again).
+                let bare = rewrite_with_summary(reading, *message, &JsString::from("")).message();
+                if bare.is_undefined()
+                    || count_new_message(&bare, call, t.format)? >= p.limit(&action)
+                {
                     None
+                } else {
+                    match ask(call, reading, kind.name(), &[*message], &[], *target_tokens).await? {
+                        Ok(answer) => {
+                            asked = Some(kind.name());
+                            let w = rewrite_with_summary(reading, *message, &answer.text);
+                            rewritten(reading, w, *message)
+                        }
+                        Err(failure) => {
+                            if on_failure(kind.name(), failure, "none", p.events_so_far())? {
+                                p.stop_summarizing();
+                            }
+                            None
+                        }
+                    }
                 }
-            },
+            }
         };
         // A summary over its limit is a failed one.
         if let (Some(tokens), Some(kind)) = (
