@@ -332,7 +332,7 @@ test("ChatHistory: usage becomes exact counts, and fromJSON continues exactly", 
     if (t === 6) copy = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
   }
   const state = h.toJSON();
-  assert.equal(state.version, 1);
+  assert.equal(state.version, 2);
   assert.ok(state.counts.some((c) => typeof c === "number"), "recorded counts are kept");
   assert.ok(h.messages.length < plain.messages.length,
     `the provider's larger counts reduce harder (${h.messages.length} vs ${plain.messages.length} messages)`);

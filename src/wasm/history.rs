@@ -17,7 +17,7 @@ use crate::history::{spread, Stats};
 
 /// The version of `toJSON()`'s shape, and its kind; `fromJSON` reads this one (`readState`
 /// in reader.js, which has them too: a round-trip test fails if they part).
-const STATE_VERSION: u32 = 1;
+const STATE_VERSION: u32 = 2;
 const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
 
 struct State {
@@ -418,7 +418,11 @@ impl ChatHistory {
         );
         set(&out, "counts", counts_array(&s));
         set(&out, "events", array(&s.events));
-        set(&out, "offloaded", super::js::offloaded_copy(&s.offloaded));
+        set(
+            &out,
+            "offloaded",
+            super::js::offloaded_state(&s.offloaded, &s.original),
+        );
         let stats = Object::new();
         set(&stats, "reductions", s.stats.reductions);
         set(&stats, "summarizerCalls", s.stats.summarizer_calls);

@@ -298,10 +298,10 @@ extern "C" {
         calls: &Object,
         options: &JsValue,
     ) -> JsValue;
-    /// A copy of a history's offloaded originals (each id's array copied; entries that are
-    /// not arrays left out): `toJSON` hands it out, `fromJSON` takes it in.
-    #[wasm_bindgen(js_name = offloadedCopy)]
-    pub fn offloaded_copy(offloaded: &JsValue) -> Object;
+    /// A history's offloaded originals as `toJSON` writes them (each id's array copied; an
+    /// original that is a message of `original` as its index there: state version 2).
+    #[wasm_bindgen(js_name = offloadedState)]
+    pub fn offloaded_state(offloaded: &JsValue, original: &Array) -> Object;
     /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
     /// (`INVALID_CONFIG`, field `usage`, for anything else).
     #[wasm_bindgen(js_name = usageCounts, catch)]

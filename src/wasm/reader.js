@@ -2561,17 +2561,59 @@ export function historyConfig(config, tokenCounts, calibration, calls, options) 
  * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
  * changes the history's own.
  */
-export function offloadedCopy(offloaded) {
+function offloadedCopy(offloaded, original, version) {
   const copy = {};
+  // Version 1 wrote each original out: one with the JSON of a message of `original` is
+  // that message again (as version 2 writes it), found by its JSON (made once, here).
+  let byJson;
+  const same = (m) => {
+    if (byJson === undefined) {
+      byJson = new Map();
+      for (let k = original.length - 1; k >= 0; k--) {
+        try {
+          byJson.set(JSON.stringify(original[k]), original[k]);
+        } catch {
+          // (not JSON: matches nothing)
+        }
+      }
+    }
+    try {
+      return byJson.get(JSON.stringify(m)) ?? m;
+    } catch {
+      return m;
+    }
+  };
   try {
     for (const [id, originals] of Object.entries(offloaded)) {
+      if (!Array.isArray(originals)) continue;
+      // A number (version 2) is the message at that index of `original`; one that is not an
+      // index of it is left out.
+      const value = originals.flatMap((m) => (typeof m !== "number" ? [version === 1 ? same(m) : m]
+        : Number.isInteger(m) && m >= 0 && m < original.length ? [original[m]] : []));
       // (`defineProperty`: an id "__proto__" is an id like any other.)
-      if (Array.isArray(originals)) Object.defineProperty(copy, id, { value: originals.slice(), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, id, { value, enumerable: true, writable: true, configurable: true });
     }
   } catch {
     // (A state whose getters throw: what was read so far.)
   }
   return copy;
+}
+
+/**
+ * `toJSON()`'s `offloaded` (state version 2): each original that is a message of `original`
+ * as its index there, not a second copy of it in the JSON (after 80 turns of an agent, the
+ * copies were 1.9 of a 4.1 MB state); the others (what earlier reductions wrote) as they
+ * are.
+ */
+export function offloadedState(offloaded, original) {
+  const at = new Map();
+  for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
+  const out = {};
+  for (const [id, originals] of Object.entries(offloaded)) {
+    const value = originals.map((m) => at.get(m) ?? m);
+    Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** For `toJSON()`: the index in `original` of each working message that is one of its
@@ -2713,7 +2755,7 @@ export function usageCounts(usage) {
 /** The kind and the version of `toJSON()`'s state (`STATE_KIND`, `STATE_VERSION` in
  * history.rs, which writes it). */
 const STATE_KIND = "chat-history-reducer/ChatHistory";
-const STATE_VERSION = 1;
+const STATE_VERSION = 2;
 
 /**
  * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
@@ -2739,8 +2781,10 @@ export function readState(state) {
   if (get(state, "kind") !== STATE_KIND) {
     throw invalid(`state.kind must be "${STATE_KIND}": this is not a state toJSON() wrote`);
   }
-  if (get(state, "version") !== STATE_VERSION) {
-    throw invalid(`state.version must be ${STATE_VERSION} (this state was written by another version)`);
+  // (Version 1 wrote every offloaded original out; `offloadedCopy` reads both.)
+  const version = get(state, "version");
+  if (version !== STATE_VERSION && version !== 1) {
+    throw invalid(`state.version must be 1 or ${STATE_VERSION} (this state was written by another version)`);
   }
   const optional = (name) => {
     try {
@@ -2768,7 +2812,7 @@ export function readState(state) {
     original,
     optional("counts")?.map((n) => count(n) ?? null),
     optional("events"),
-    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded) : undefined,
+    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded, original, version) : undefined,
     whole(get(stats, "reductions")),
     whole(get(stats, "summarizerCalls")),
     // (Whole since stats count whole tokens; a state of before may have fractions.)

@@ -332,7 +332,8 @@ export interface Analysis {
 /** What `ChatHistory.toJSON()` returns: plain JSON, versioned. */
 export interface ChatHistoryState<M = Message> {
   kind: "chat-history-reducer/ChatHistory";
-  version: 1;
+  /** `fromJSON` reads version 1 too (whose `offloaded` holds every original itself). */
+  version: 2;
   messages: M[];
   original: M[];
   /** The index in `original` of each of `messages` that is one of its objects (-1 for a
@@ -341,7 +342,9 @@ export interface ChatHistoryState<M = Message> {
   /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
   counts: Array<number | null>;
   events: CompressionEvent[];
-  offloaded: Record<string, M[]>;
+  /** The originals of each offload id; one that is a message of `original` is its index
+   * there (a number), not a second copy. */
+  offloaded: Record<string, Array<M | number>>;
   stats: { reductions: number; summarizerCalls: number; tokensSaved: number };
   promptLength: number | null;
   pendingOutputTokens: number | null;
