@@ -15,11 +15,6 @@ use crate::calibration::update;
 use crate::formats::FormatChoice;
 use crate::history::{spread, Stats};
 
-/// The version of `toJSON()`'s shape, and its kind; `fromJSON` reads this one (`readState`
-/// in reader.js, which has them too: a round-trip test fails if they part).
-const STATE_VERSION: u32 = 2;
-const STATE_KIND: &str = "chat-history-reducer/ChatHistory";
-
 struct State {
     config: JsValue,
     /// The working history and every message ever pushed: JavaScript arrays, one reference
@@ -406,44 +401,22 @@ impl ChatHistory {
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState<M>")]
     pub fn to_json(&self) -> JsValue {
         let s = self.state.borrow();
-        let out = Object::new();
-        set(&out, "kind", STATE_KIND);
-        set(&out, "version", STATE_VERSION);
-        set(&out, "messages", Array::from(&s.messages));
-        set(&out, "original", Array::from(&s.original));
-        set(
-            &out,
-            "origins",
-            super::js::message_origins(&s.messages, &s.original),
-        );
-        set(&out, "counts", counts_array(&s));
-        set(&out, "events", array(&s.events));
-        set(
-            &out,
-            "offloaded",
-            super::js::offloaded_state(&s.offloaded, &s.original),
-        );
-        let stats = Object::new();
-        set(&stats, "reductions", s.stats.reductions);
-        set(&stats, "summarizerCalls", s.stats.summarizer_calls);
-        set(&stats, "tokensSaved", s.stats.tokens_saved);
-        set(&out, "stats", stats);
-        set(
-            &out,
-            "promptLength",
-            s.prompt_len.map_or(JsValue::NULL, JsValue::from),
-        );
-        set(
-            &out,
-            "pendingOutputTokens",
-            s.pending_output.map_or(JsValue::NULL, JsValue::from),
-        );
-        set(
-            &out,
-            "calibration",
-            s.calibration.map_or(JsValue::NULL, JsValue::from),
-        );
-        out.into()
+        let or_null = |n: Option<f64>| n.map_or(JsValue::NULL, JsValue::from);
+        super::js::write_state(
+            &s.messages,
+            &s.original,
+            &counts_array(&s),
+            &array(&s.events),
+            &s.offloaded,
+            &[
+                s.stats.reductions as f64,
+                s.stats.summarizer_calls as f64,
+                s.stats.tokens_saved,
+            ],
+            &or_null(s.prompt_len.map(|n| n as f64)),
+            &or_null(s.pending_output),
+            &or_null(s.calibration),
+        )
     }
 
     /// A history from `toJSON()`'s state (after a JSON round trip) and a config, which

@@ -298,10 +298,21 @@ extern "C" {
         calls: &Object,
         options: &JsValue,
     ) -> JsValue;
-    /// A history's offloaded originals as `toJSON` writes them (each id's array copied; an
-    /// original that is a message of `original` as its index there: state version 2).
-    #[wasm_bindgen(js_name = offloadedState)]
-    pub fn offloaded_state(offloaded: &JsValue, original: &Array) -> Object;
+    /// `ChatHistory.toJSON()`'s state (its kind, version and shape are `writeState`'s).
+    /// `stats`: reductions, summarizer calls, tokens saved.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = writeState)]
+    pub fn write_state(
+        messages: &Array,
+        original: &Array,
+        counts: &Array,
+        events: &Array,
+        offloaded: &Object,
+        stats: &[f64],
+        prompt_length: &JsValue,
+        pending_output_tokens: &JsValue,
+        calibration: &JsValue,
+    ) -> JsValue;
     /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
     /// (`INVALID_CONFIG`, field `usage`, for anything else).
     #[wasm_bindgen(js_name = usageCounts, catch)]
@@ -310,9 +321,6 @@ extern "C" {
     /// `toJSON()` did not write): its parts in an array, in the order of `readState`'s doc.
     #[wasm_bindgen(js_name = readState, catch)]
     pub fn read_state(state: &JsValue) -> Result<Array, JsValue>;
-    /// For `toJSON()`: the index in `original` of each working message (-1 for none).
-    #[wasm_bindgen(js_name = messageOrigins)]
-    pub fn message_origins(messages: &Array, original: &Array) -> Array;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), null for one that holds

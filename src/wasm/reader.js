@@ -2605,7 +2605,7 @@ function offloadedCopy(offloaded, original, version) {
  * copies were 1.9 of a 4.1 MB state); the others (what earlier reductions wrote) as they
  * are.
  */
-export function offloadedState(offloaded, original) {
+function offloadedState(offloaded, original) {
   const at = new Map();
   for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
   const out = {};
@@ -2619,7 +2619,7 @@ export function offloadedState(offloaded, original) {
 /** For `toJSON()`: the index in `original` of each working message that is one of its
  * objects (-1 for one a reduction wrote), so that `fromJSON` gives each back as one object,
  * in both, as it was (a part an app replaces through either reaches the prompt). */
-export function messageOrigins(messages, original) {
+function messageOrigins(messages, original) {
   const at = new Map();
   for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
   return messages.map((m) => at.get(m) ?? -1);
@@ -2752,10 +2752,31 @@ export function usageCounts(usage) {
   });
 }
 
-/** The kind and the version of `toJSON()`'s state (`STATE_KIND`, `STATE_VERSION` in
- * history.rs, which writes it). */
+/** The kind and the version of `toJSON()`'s state (`writeState`). */
 const STATE_KIND = "chat-history-reducer/ChatHistory";
 const STATE_VERSION = 2;
+
+/**
+ * `ChatHistory.toJSON()`'s state: plain JSON, versioned (`ChatHistoryState` in the typings;
+ * `readState` reads it back). The arrays are the history's own (copied here); `stats`:
+ * reductions, summarizer calls, tokens saved; the last three null or a number.
+ */
+export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
+  return {
+    kind: STATE_KIND,
+    version: STATE_VERSION,
+    messages: messages.slice(),
+    original: original.slice(),
+    origins: messageOrigins(messages, original),
+    counts,
+    events,
+    offloaded: offloadedState(offloaded, original),
+    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2] },
+    promptLength,
+    pendingOutputTokens,
+    calibration,
+  };
+}
 
 /**
  * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
