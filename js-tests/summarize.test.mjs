@@ -796,6 +796,41 @@ test("progressive does not ask the summarizer to rewrite a message no rewrite ca
   again.messages.forEach((m, i) => assert.equal(m, r.messages[i]));
 });
 
+test("a preview keeps the payload's shape: Gemini's response key, an AI SDK output's type, Anthropic's blocks (SPEC §2: only its text changed)", async () => {
+  // Gemini's { result } became { content }, an AI SDK json output a text one, Anthropic's
+  // tool_result blocks a string (audit).
+  const big = "row data value ".repeat(600);
+  const cases = {
+    gemini: [[{ role: "user", parts: [{ text: "fetch" }] }, { role: "model", parts: [{ functionCall: { id: "f1", name: "fetch", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { id: "f1", name: "fetch", response: { result: big } } }] }, { role: "model", parts: [{ text: "got it" }] },
+      { role: "user", parts: [{ text: "summarize" }] }, { role: "model", parts: [{ text: "ok" }] }],
+    (m) => Object.keys(m.parts[0].functionResponse.response), ["result"]],
+    anthropic: [[{ role: "user", content: "fetch" }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "fetch", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: big }] }] }, { role: "assistant", content: "got it" },
+      { role: "user", content: "summarize" }, { role: "assistant", content: "ok" }],
+    (m) => m.content[0].content.map((b) => b.type), ["text"]],
+    vercel: [[{ role: "user", content: "fetch" }, { role: "assistant", content: [{ type: "tool-call", toolCallId: "t1", toolName: "fetch", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "t1", toolName: "fetch", output: { type: "json", value: { rows: big } } }] }, { role: "assistant", content: "got it" },
+      { role: "user", content: "summarize" }, { role: "assistant", content: "ok" }],
+    (m) => m.content[0].output.type, "json"],
+  };
+  for (const [format, [input, shape, expected]] of Object.entries(cases)) {
+    for (const maxTokens of [1500, 60]) {
+      const config = { strategy: "progressive", maxTokens, keepLast: 3 };
+      const r = await reduce(input, config);
+      assert.deepEqual(r.rewritten, [2], format);
+      const preview = r.messages[2];
+      assert.deepEqual(shape(preview), expected, format);
+      assert.match(JSON.stringify(preview), /\[offloaded \d+ tokens as ctx_/, format);
+      assert.equal(r.tokensAfter, estimateTokens(r.messages, config), format);
+      // Known as a preview by the next reduction: not offloaded again, over budget too.
+      const again = await reduce(r.messages, config);
+      assert.equal(again.rewritten.length, 0, `${format} ${maxTokens}`);
+      again.messages.forEach((m, i) => assert.equal(m, r.messages[i], format));
+    }
+  }
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

@@ -286,11 +286,13 @@ export function openingText(content) {
   if (!Array.isArray(content)) return undefined;
   for (const p of content) {
     if (p === null || typeof p !== "object") continue;
-    if (p.type === "tool_result") return p.content;
+    if (p.type === "tool_result") return Array.isArray(p.content) ? firstText(p.content) : p.content;
     if (p.type === "tool-result") return p.output !== null && typeof p.output === "object" ? p.output.value : undefined;
     if (p.functionResponse) {
+      // (Under its first key: see `rewriteParts`.)
       const response = p.functionResponse.response;
-      return response !== null && typeof response === "object" ? response.content : undefined;
+      if (response !== null && typeof response === "object") for (const key in response) return response[key];
+      return undefined;
     }
     if (isUiTool(p) && "output" in p) return p.output;
     const text = textOfPart(p);
@@ -3173,16 +3175,27 @@ function rewriteParts(content, replace) {
   const parts = [];
   for (const p of content) {
     if (p === null || typeof p !== "object") { parts.push(p); continue; }
+    // (Each payload keeps its shape where it can: what is written is text, where the
+    // original's text was.)
     if (p.type === "tool_result") {
       wrote = true;
-      const inner = typeof p.content === "string" ? p.content : Array.isArray(p.content) ? p.content.map((b) => (b && b.text) || "").join("\n") : jsonText(p.content);
-      parts.push({ ...p, content: replace(inner) });
+      // A string stays a string; blocks become one text block.
+      const content = p.content;
+      const written = Array.isArray(content) ? [{ type: "text", text: replace(content.map((b) => (b && b.text) || "").join("\n")) }]
+        : replace(typeof content === "string" ? content : jsonText(content));
+      parts.push({ ...p, content: written });
     } else if (p.type === "tool-result") {
       wrote = true;
-      parts.push({ ...p, output: { type: "text", value: replace(payloadText(p.output)) } });
+      // The output's type stays, but for content parts (a JSON value may be a string).
+      const type = p.output !== null && typeof p.output === "object" && TEXT_OUTPUTS.has(p.output.type) ? p.output.type : "text";
+      parts.push({ ...p, output: { type, value: replace(payloadText(p.output)) } });
     } else if (p.functionResponse) {
       wrote = true;
-      parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { content: replace(jsonText(p.functionResponse.response)) } } });
+      // Gemini's response is an object: the text under its first key (`result`, `output`,
+      // …), else under `content`.
+      const response = p.functionResponse.response;
+      const key = (response !== null && typeof response === "object" && !Array.isArray(response) && Object.keys(response)[0]) || "content";
+      parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { [key]: replace(jsonText(response)) } } });
     } else if (isUiTool(p) && "output" in p) {
       wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
@@ -3206,6 +3219,9 @@ function rewriteParts(content, replace) {
   }
   return wrote ? parts : undefined;
 }
+
+/** The AI SDK tool-result output types whose value may be a string. */
+const TEXT_OUTPUTS = new Set(["text", "json", "error-text", "error-json"]);
 
 function payloadText(out) {
   if (out !== null && typeof out === "object" && "value" in out) return jsonText(out.value);
