@@ -648,6 +648,33 @@ for (const [format, { make, orphans, dropped }] of Object.entries(sliced)) {
   });
 }
 
+test("a message with orphan results beside its own content stands without them, counted as it stands (SPEC §8 tokensAfter), by every strategy", async () => {
+  // An Anthropic user turn with a tool_result whose tool_use is gone, and the user's text:
+  // its copy without the result was counted as the original, 228 tokens more (audit).
+  const input = [
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "x ".repeat(300) }, { type: "text", text: "thanks, now explain the result" }] },
+    { role: "assistant", content: "Sure: ..." },
+    { role: "user", content: "and next?" },
+    { role: "assistant", content: "ok" },
+  ];
+  const summarizer = async () => "an earlier conversation";
+  for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+    for (const maxTokens of [300, 1e9, 60]) {
+      const config = { strategy, maxTokens, summarizer };
+      const r = await reduce(input, config);
+      const where = `${strategy} ${maxTokens}`;
+      assert.equal(r.tokensAfter, estimateTokens(r.messages), where);
+      assert.equal(r.tokensBefore, estimateTokens(input), where);
+      accepts.anthropic(r.messages);
+      assertAccounted(r, input, where);
+    }
+  }
+  const r = reduceSync(input, { maxTokens: 300 });
+  assert.deepEqual(r.rewritten, [0]);
+  assert.deepEqual(r.messages[0].content, [{ type: "text", text: "thanks, now explain the result" }]);
+  assert.ok(r.tokensAfter < 60, `${r.tokensAfter}`);
+});
+
 test("an orphan inside another call's group goes; the call and its own results stay, protected or not", () => {
   const input = build.openai();
   const last = input.length - 5; // the last turn: user, calls, result, result, answer

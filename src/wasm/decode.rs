@@ -7,11 +7,14 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::estimating::{self, estimate_decisive, Estimating};
-use super::js::{option_entries, read_messages, read_options, remember, Reading, ReduceError};
+use super::js::{
+    option_entries, pick, read_messages, read_options, remember, Reading, ReduceError,
+};
 use crate::config::{Config, OptionValue};
 use crate::error;
 use crate::estimate::Estimator;
 use crate::formats::{Format, FormatChoice};
+use crate::strategies::{Reduction, Slot};
 use crate::transcript::{Link, LinkKind, MessageInfo, Role, Transcript};
 
 impl From<error::ReduceError> for JsValue {
@@ -191,6 +194,26 @@ pub fn decode_for_reduction(
 pub fn count_new_message(message: &JsValue, call: &Call, format: Format) -> Result<f64, JsValue> {
     let (t, _) = decode_with(&Array::of1(message), call, Some(format), false)?;
     Ok(t.total_tokens())
+}
+
+/// What the copies without orphan results (SPEC §9.4: `Slot::Cleaned`) in `r`'s output (a
+/// reduction of `t`) save against their originals, which `r` counted: `tokensAfter` is
+/// the output's tokens (SPEC §8).
+#[inline(never)]
+pub fn cleaned_saving(
+    r: &Reduction,
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+) -> Result<f64, JsValue> {
+    let mut saved = 0.0;
+    for s in &r.output {
+        if let Slot::Cleaned(i) = *s {
+            let copy = pick(reading, &[i]).get(0);
+            saved += t.messages[i as usize].tokens - count_new_message(&copy, call, t.format)?;
+        }
+    }
+    Ok(saved)
 }
 
 fn decode_with(

@@ -130,9 +130,11 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
         }
     };
     let (reduction, indices) = &*reduction;
+    let saved = decode::cleaned_saving(reduction, call, reading, t)?;
     let result = encode_result(
         reading,
         reduction,
+        saved,
         indices,
         &Writings::none(),
         &core_events(reduction),
