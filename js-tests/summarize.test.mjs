@@ -831,6 +831,25 @@ test("a preview keeps the payload's shape: Gemini's response key, an AI SDK outp
   }
 });
 
+test("progressive: a round summary longer than the rounds it replaces is too large (it would grow the history)", async () => {
+  // With only a message target there is no summaryMaxTokens: a summary of any length was
+  // taken (audit: 1171 → 1173 tokens).
+  const input = chat(10);
+  const config = {
+    strategy: "progressive", targetMessages: 6, thresholdMessages: 0,
+    summarizer: async () => "a very long summary ".repeat(300),
+  };
+  const r = await reduce(input, config);
+  assert.equal(r.summary, undefined);
+  const failed = r.events.find((e) => e.type === "summarizeFailed");
+  assert.equal(failed?.kind, "round");
+  assert.equal(failed?.reason, "tooLarge");
+  assert.ok(r.tokensAfter < r.tokensBefore, `${r.tokensAfter} < ${r.tokensBefore}`);
+  // A short one is taken.
+  const ok = await reduce(input, { ...config, summarizer: async () => "Plants and their watering." });
+  assert.ok(ok.summary !== undefined && ok.tokensAfter < ok.tokensBefore);
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

@@ -420,17 +420,9 @@ impl<'a> Progressive<'a> {
         let (mut tokens, mut left) = (self.running_tokens, self.running_messages);
         for k in 0..messages.len() {
             let i = messages[k] as usize;
-            // What `replace` takes off: the message as it stands, and what was written for
-            // it (a digest stands as one message).
-            tokens -= self.tokens[i];
-            left -= usize::from(
-                self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]),
-            );
-            if let Some(w) = self.written_at[i] {
-                let w = &self.written[w as usize];
-                tokens -= w.tokens;
-                left -= usize::from(w.kind == Writing::Digest);
-            }
+            let (t, m) = self.replaced(i);
+            tokens -= t;
+            left -= m;
             // (A cut between rounds, and between groups: a group may span two, as a tool
             // result in a user input's turn, or a user input between a call and its result.)
             let ends_round = messages
@@ -443,6 +435,20 @@ impl<'a> Progressive<'a> {
             }
         }
         messages
+    }
+
+    /// What [`Progressive::replace`] takes off for message `i`, in tokens and messages: the
+    /// message as it stands, and what was written for it (a digest stands as one message).
+    fn replaced(&self, i: usize) -> (f64, usize) {
+        let mut tokens = self.tokens[i];
+        let mut messages =
+            usize::from(self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]));
+        if let Some(w) = self.written_at[i] {
+            let w = &self.written[w as usize];
+            tokens += w.tokens;
+            messages += usize::from(w.kind == Writing::Digest);
+        }
+        (tokens, messages)
     }
 
     fn close_stage(&mut self) {
@@ -503,14 +509,16 @@ impl<'a> Progressive<'a> {
         }
     }
 
-    /// The most tokens what `action` writes may have: a round summary `summaryMaxTokens`;
-    /// anything else no more than what it replaces now (a rewrite that saves nothing is not
-    /// used). Over it, the action is skipped (a summary, as a failed one).
+    /// The most tokens what `action` writes may have: no more than what it replaces now (a
+    /// rewrite that saves nothing is not used), and a round summary `summaryMaxTokens`.
+    /// Over it, the action is skipped (a summary, as a failed one).
     pub fn limit(&self, action: &Action) -> f64 {
         match action {
-            Action::SummarizeRounds { .. } => {
-                self.config.summary_max_tokens.unwrap_or(f64::INFINITY)
-            }
+            Action::SummarizeRounds { messages, .. } => messages
+                .iter()
+                .map(|&i| self.replaced(i as usize).0)
+                .sum::<f64>()
+                .min(self.config.summary_max_tokens.unwrap_or(f64::INFINITY)),
             Action::CompressRun { messages } => {
                 messages.iter().map(|&i| self.tokens_now(i as usize)).sum()
             }
