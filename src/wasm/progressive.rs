@@ -12,7 +12,7 @@ use super::js::{
 };
 use super::summarize::{
     ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
-    summary_target, Failure,
+    wrapping, Failure,
 };
 use crate::config::OnSummarizerError;
 use crate::strategies::progressive::{Action, Progressive};
@@ -208,9 +208,22 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 let (previous, rounds): (Vec<u32>, Vec<u32>) = messages
                     .iter()
                     .partition(|&&i| t.messages[i as usize].is_summary());
-                let target = summary_target(call, reading, t, *target_tokens)?;
-                match ask(call, reading, "round", &rounds, &previous, target).await? {
-                    Ok(answer) => {
+                // What is left for the text within the limit, less the wrapping and a token
+                // for the rounding (a summary of the tokens it was asked for was over
+                // summaryMaxTokens by those of the wrapping). With no room for a token, it is
+                // not asked (as `summarize`; it failed as too large in every reduction of a
+                // history left over budget).
+                let wrapping = wrapping(call, reading, t)? + 1.0;
+                let room = p.limit(&action) - wrapping;
+                let outcome = if room < 1.0 {
+                    None
+                } else {
+                    let target = (target_tokens - wrapping).max(1.0).min(room.floor());
+                    Some(ask(call, reading, "round", &rounds, &previous, target).await?)
+                };
+                match outcome {
+                    None => None,
+                    Some(Ok(answer)) => {
                         asked = Some("round");
                         let summary = summary_message(call, reading, &answer.text);
                         let originals = pick(reading, messages);
@@ -219,7 +232,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             offload: Some((offload_id(&originals), originals)),
                         })
                     }
-                    Err(failure) => {
+                    Some(Err(failure)) => {
                         if on_failure("round", failure, "none", p.events_so_far())? {
                             p.stop_summarizing();
                         }
@@ -232,17 +245,22 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 kind,
                 target_tokens,
             } => {
-                // A message no rewrite can shorten (its note alone has as many tokens: a
-                // short tool result) is not sent to the summarizer. It was, and failed as too
-                // large every time, in every reduction of a history left over budget (SPEC
-                // §9.9: a second reduction of the result called the summarizer again).
+                // A message no rewrite can shorten (its note leaves no room for a token of
+                // text: a short tool result) is not sent to the summarizer, and one that can is
+                // asked for no more than its note leaves (a token less, for the rounding). It
+                // was, and failed as too large every time, in every reduction of a history
+                // left over budget (SPEC §9.9: a second reduction called the summarizer again).
                 let bare = rewrite_with_summary(reading, *message, &JsString::from("")).message();
-                if bare.is_undefined()
-                    || count_new_message(&bare, call, t.format)? >= p.limit(&action)
-                {
+                let room = if bare.is_undefined() {
+                    0.0
+                } else {
+                    p.limit(&action) - count_new_message(&bare, call, t.format)? - 1.0
+                };
+                if room < 1.0 {
                     None
                 } else {
-                    match ask(call, reading, kind.name(), &[*message], &[], *target_tokens).await? {
+                    let target = target_tokens.min(room.floor());
+                    match ask(call, reading, kind.name(), &[*message], &[], target).await? {
                         Ok(answer) => {
                             asked = Some(kind.name());
                             let w = rewrite_with_summary(reading, *message, &answer.text);

@@ -97,22 +97,9 @@ pub fn summary_message(call: &Call, reading: &Reading, text: &JsString) -> JsVal
 }
 
 /// The tokens of the summary message around its text (the tag, its role, the overhead).
-fn wrapping(call: &Call, reading: &Reading, t: &Transcript) -> Result<f64, JsValue> {
+pub fn wrapping(call: &Call, reading: &Reading, t: &Transcript) -> Result<f64, JsValue> {
     let empty = summary_message(call, reading, &JsString::from(""));
     count_new_message(&empty, call, t.format)
-}
-
-/// What the summarizer is asked for when its summary may have `target` tokens: the
-/// message around it counts too ([`wrapping`]), so what is left, less a token for the
-/// rounding of the whole (a summary of the tokens it was asked for was over
-/// summaryMaxTokens by those of the wrapping).
-pub fn summary_target(
-    call: &Call,
-    reading: &Reading,
-    t: &Transcript,
-    target: f64,
-) -> Result<f64, JsValue> {
-    Ok((target - wrapping(call, reading, t)? - 1.0).max(1.0))
 }
 
 /// Asks the summarizer for a summary of the originals at `indices`, reporting
