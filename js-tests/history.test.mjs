@@ -166,6 +166,31 @@ test("toJSON writes each offloaded original that is one of original's as its ind
   assert.throws(() => ChatHistory.fromJSON({ ...state, version: 3 }, { maxTokens: 3000 }), (e) => e.code === "INVALID_CONFIG" && /version/.test(e.message));
 });
 
+test("ChatHistory refuses at construction what every prepare() would: a summarize config without a summarizer, a state whose original mixes formats", async () => {
+  // Both were taken, and failed later: the first prepare() (even with no trigger firing), or
+  // every push of a message of the working history's format (audit F).
+  assert.throws(() => new ChatHistory({ strategy: "summarize", maxTokens: 1000 }), (e) => e instanceof ReduceError && e.code === "SUMMARIZER_REQUIRED");
+  const h = new ChatHistory({ maxTokens: 1000 }, [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]);
+  const state = JSON.parse(JSON.stringify(h));
+  const gemini = { role: "user", parts: [{ text: "hi" }] };
+  assert.throws(() => ChatHistory.fromJSON({ ...state, original: [...state.original, gemini] }, { maxTokens: 1000 }),
+    (e) => e.code === "INVALID_MESSAGES" && /ChatHistory\.fromJSON/.test(e.message));
+  assert.throws(() => ChatHistory.fromJSON({ ...state, messages: [gemini], original: state.original, origins: undefined }, { maxTokens: 1000 }),
+    (e) => e.code === "INVALID_MESSAGES");
+  const copy = ChatHistory.fromJSON(state, { maxTokens: 1000 });
+  copy.push({ role: "user", content: "again" });
+  assert.equal(copy.original.length, 3);
+});
+
+test("an abort through prepare({ signal }) says so", async () => {
+  const h = new ChatHistory({ strategy: "summarize", targetMessages: 2, summarizer: () => new Promise(() => {}) });
+  for (let t = 0; t < 6; t++) h.push({ role: "user", content: `q${t}` }, { role: "assistant", content: `a${t}` });
+  const controller = new AbortController();
+  const pending = h.prepare({ signal: controller.signal });
+  setTimeout(() => controller.abort(), 5);
+  await assert.rejects(pending, (e) => e.code === "ABORTED" && /prepare's/.test(e.message));
+});
+
 test("a message of another format than the history's is refused by push, and the history keeps working", async () => {
   const h = new ChatHistory({ maxTokens: 1000 }, chat(1));
   const gemini = { role: "model", parts: [{ text: "a Gemini turn by mistake" }] };

@@ -137,14 +137,20 @@ pub enum SummaryStep {
     Summarize(SummaryPlan),
 }
 
-/// The first half of an asynchronous `summarize` reduction.
-pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, ReduceError> {
-    if !config.has_summarizer {
+/// `SUMMARIZER_REQUIRED` for a `summarize` config without a summarizer.
+pub fn require_summarizer(config: &Config) -> Result<(), ReduceError> {
+    if config.strategy == Strategy::Summarize && !config.has_summarizer {
         return Err(ReduceError::new(
             ErrorCode::SummarizerRequired,
             "strategy \"summarize\" needs config.summarizer: an async function (request) => summary text",
         ));
     }
+    Ok(())
+}
+
+/// The first half of an asynchronous `summarize` reduction.
+pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, ReduceError> {
+    require_summarizer(config)?;
     let s = Structure::of(t);
     if budget::triggers(t, config).any() {
         let protection = protect::protect(t, &s, config);

@@ -284,10 +284,11 @@ pub(crate) fn check_budget(
         return Err(ReduceError::new(
             ErrorCode::BudgetUnreachable,
             format!(
-                "the protected messages alone need {} tokens and {messages} messages, \
+                "the protected messages alone need {} tokens and {messages} message{}, \
                  over the targets ({}); raise the budget, lower keepLast, or use \
                  onOverBudget: \"bestEffort\"",
                 show(tokens),
+                if messages == 1 { "" } else { "s" },
                 describe_targets(targets)
             ),
         ));

@@ -76,6 +76,7 @@ impl ChatHistory {
     fn with_state(config: JsValue, list: Array, by: &str) -> Result<ChatHistory, JsValue> {
         // Fail at construction on a bad config or messages, not at the first prepare().
         let call = decode_config(&config, true)?;
+        crate::require_summarizer(&call.config)?;
         // (`checkMessages` reads a named format's code from the low bits under this flag.)
         let all = match call.config.format {
             FormatChoice::Auto => u32::MAX,
@@ -439,10 +440,16 @@ impl ChatHistory {
                 .filter(|v| !v.is_undefined())
                 .map(JsCast::unchecked_into::<Array>)
         };
-        let history = ChatHistory::with_state(config, part(0).into(), "ChatHistory.fromJSON")?;
+        let by = "ChatHistory.fromJSON";
+        let history = ChatHistory::with_state(config, part(0).into(), by)?;
+        // `original` is of the working messages' format too (a state that mixes them made
+        // every later push of one of them fail).
+        let original: Array = part(1).into();
+        let formats = super::js::check_messages(&original, 0, by, history.state.borrow().formats)?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = part(1).into();
+            s.original = original;
+            s.formats = formats;
             if let Some(counts) = list(2) {
                 for (m, c) in s.messages.iter().zip(counts.iter()) {
                     // (Only a count recordUsage could have made: another would fail every

@@ -156,7 +156,7 @@ pub async fn ask(
         "aborted" => {
             let e = ReduceError::new(
                 ErrorCode::Aborted,
-                "the reduction was aborted through config.signal; the input is untouched",
+                "the reduction was aborted through its signal (config.signal, or prepare's); the input is untouched",
             );
             // (The abort is the error, whatever onEvent throws now.)
             let _ = report(call, "summarizeFailed", |ev| {
