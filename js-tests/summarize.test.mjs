@@ -850,6 +850,33 @@ test("progressive: a round summary longer than the rounds it replaces is too lar
   assert.ok(ok.summary !== undefined && ok.tokensAfter < ok.tokensBefore);
 });
 
+test("progressive: a round summary with no room beside its tag is too large without asking, and onSummarizerError decides, as in summarize", async () => {
+  // It was skipped silently, and "throw" was not honoured (review).
+  const input = chat(20);
+  let calls = 0;
+  const config = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 5, summarizer: async () => { calls++; return "s"; } };
+  const r = await reduce(input, config);
+  assert.equal(calls, 0);
+  assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.kind === "round" && e.reason === "tooLarge"));
+  await assert.rejects(reduce(input, { ...config, onSummarizerError: "throw" }), (e) => e.code === "SUMMARY_TOO_LARGE");
+  assert.equal(calls, 0);
+});
+
+test("a copy without orphan results keeps the caller's count of the original when countTokens counts (by the original's index)", async () => {
+  // It was counted as message 0 of its own: another message's count (review).
+  const input = [
+    { role: "user", content: "first" },
+    { role: "assistant", content: "ok" },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "x" }, { type: "text", text: "and then?" }] },
+  ];
+  const counts = [900, 20, 30], indices = [];
+  const r = await reduce(input, { maxTokens: 1e9, countTokens: (m, i) => { indices.push(i); return counts[i]; } });
+  assert.deepEqual(r.rewritten, [2]);
+  assert.deepEqual(indices, [0, 1, 2]);
+  assert.equal(r.tokensBefore, 950);
+  assert.equal(r.tokensAfter, 950);
+});
+
 test("a summarizer answer that cannot be read is a failed summary (fallback, or SUMMARIZER_FAILED), not an escaped error", async () => {
   // An answer whose `text` getter throws escaped as the getter's own Error (audit).
   const unreadable = async () => ({ get text() { throw new Error("answer unreadable"); } });

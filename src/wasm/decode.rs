@@ -198,7 +198,9 @@ pub fn count_new_message(message: &JsValue, call: &Call, format: Format) -> Resu
 
 /// What the copies without orphan results (SPEC §9.4: `Slot::Cleaned`) in `r`'s output (a
 /// reduction of `t`) save against their originals, which `r` counted: `tokensAfter` is
-/// the output's tokens (SPEC §8).
+/// the output's tokens (SPEC §8). Estimated counts only: a caller's counts (`countTokens`,
+/// `tokenCounts`) are of the original, by its index, and stand (a copy counted as message
+/// 0 of its own was another message's count).
 #[inline(never)]
 pub fn cleaned_saving(
     r: &Reduction,
@@ -207,6 +209,9 @@ pub fn cleaned_saving(
     t: &Transcript,
 ) -> Result<f64, JsValue> {
     let mut saved = 0.0;
+    if call.callbacks.count_tokens.is_function() || Array::is_array(&call.callbacks.token_counts) {
+        return Ok(saved);
+    }
     for s in &r.output {
         if let Slot::Cleaned(i) = *s {
             let copy = pick(reading, &[i]).get(0);

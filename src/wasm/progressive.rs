@@ -211,19 +211,20 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 // What is left for the text within the limit, less the wrapping and a token
                 // for the rounding (a summary of the tokens it was asked for was over
                 // summaryMaxTokens by those of the wrapping). With no room for a token, it is
-                // not asked (as `summarize`; it failed as too large in every reduction of a
-                // history left over budget).
+                // a summary too large without asking (as `summarize`: the summarizer was asked
+                // in every reduction of a history left over budget).
                 let wrapping = wrapping(call, reading, t)? + 1.0;
                 let room = p.limit(&action) - wrapping;
                 let outcome = if room < 1.0 {
-                    None
+                    let failure = Failure::TooLarge(wrapping, p.limit(&action));
+                    failed(call, "round", &failure)?;
+                    Err(failure)
                 } else {
                     let target = (target_tokens - wrapping).max(1.0).min(room.floor());
-                    Some(ask(call, reading, "round", &rounds, &previous, target).await?)
+                    ask(call, reading, "round", &rounds, &previous, target).await?
                 };
                 match outcome {
-                    None => None,
-                    Some(Ok(answer)) => {
+                    Ok(answer) => {
                         asked = Some("round");
                         let summary = summary_message(call, reading, &answer.text);
                         let originals = pick(reading, messages);
@@ -232,7 +233,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             offload: Some((offload_id(&originals), originals)),
                         })
                     }
-                    Some(Err(failure)) => {
+                    Err(failure) => {
                         if on_failure("round", failure, "none", p.events_so_far())? {
                             p.stop_summarizing();
                         }

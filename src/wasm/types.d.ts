@@ -295,7 +295,8 @@ export interface ReduceResult<M = Message> {
    * only when this is first read (a getter; reading it once is as cheap as reading it twice).
    */
   tokensBefore: number;
-  /** The output's tokens (a copy without orphan tool results counted at its original's size). */
+  /** The output's tokens (a copy without orphan tool results counted as it stands by the
+   * estimator; at its original's size with `countTokens` or `tokenCounts`). */
   tokensAfter: number;
   /** A target could not be met because of protected messages. */
   overBudget: boolean;
