@@ -145,16 +145,19 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).
     let (failures, places) = (Array::new(), Array::new());
-    // A failed summary: throw, or note it and go on without it; whether it timed out (the
-    // summarizer is then asked nothing more: `timeoutMs` bounds the whole reduction's wait
-    // by about itself, not by itself for each summary).
-    let on_failure = |kind: &str, failure: Failure, fallback: &str, at: usize| {
+    // A failed summary: throw, or note it and go on without it; after a timeout the
+    // summarizer is asked nothing more (`timeoutMs` bounds the whole reduction's wait by
+    // about itself, not by itself for each summary).
+    let on_failure = |p: &mut Progressive, kind: &str, failure: Failure, fallback: &str| {
         if config.on_summarizer_error == OnSummarizerError::Throw {
             return Err(failure_error(call, &failure));
         }
         failures.push(&failure_event(call, kind, &failure, fallback));
-        places.push(&JsValue::from(at as u32));
-        Ok::<bool, JsValue>(matches!(failure, Failure::Timeout))
+        places.push(&JsValue::from(p.events_so_far() as u32));
+        if matches!(failure, Failure::Timeout) {
+            p.stop_summarizing();
+        }
+        Ok::<(), JsValue>(())
     };
     loop {
         let action = p.next_action();
@@ -185,9 +188,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             JsValue::from(answer.text)
                         }
                         Err(failure) => {
-                            if on_failure("toolRun", failure, "digest", p.events_so_far())? {
-                                p.stop_summarizing();
-                            }
+                            on_failure(&mut p, "toolRun", failure, "digest")?;
                             JsValue::UNDEFINED
                         }
                     }
@@ -234,9 +235,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                         })
                     }
                     Err(failure) => {
-                        if on_failure("round", failure, "none", p.events_so_far())? {
-                            p.stop_summarizing();
-                        }
+                        on_failure(&mut p, "round", failure, "none")?;
                         None
                     }
                 }
@@ -268,9 +267,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                             rewritten(reading, w, *message)
                         }
                         Err(failure) => {
-                            if on_failure(kind.name(), failure, "none", p.events_so_far())? {
-                                p.stop_summarizing();
-                            }
+                            on_failure(&mut p, kind.name(), failure, "none")?;
                             None
                         }
                     }
@@ -284,7 +281,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
         ) {
             let failure = Failure::TooLarge(tokens, p.limit(&action));
             failed(call, kind, &failure)?;
-            on_failure(kind, failure, "none", p.events_so_far())?;
+            on_failure(&mut p, kind, failure, "none")?;
         }
     }
     let r = p.finish()?;
