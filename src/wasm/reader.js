@@ -2558,10 +2558,11 @@ export function historyConfig(config, tokenCounts, calibration, calls, options) 
 }
 
 /**
- * `ChatHistory`'s offloaded originals, as `toJSON()` hands them out and `fromJSON` takes
- * them in: a new object with a copy of each id's array (an entry that is not an array, or
- * that throws, is not one a history wrote, and is left out), so that what a caller does with it never
- * changes the history's own.
+ * The offloaded originals of a state `version` (1 or 2) whose messages ever pushed are
+ * `original`, as `fromJSON` takes them in: a new object with a copy of each id's array, an
+ * index into `original` as that message (an entry that is not an array, or that throws, is
+ * not one a history wrote, and is left out), so that what a caller does with the state
+ * after never changes the history's own.
  */
 function offloadedCopy(offloaded, original, version) {
   const copy = {};
