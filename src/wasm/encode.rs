@@ -70,10 +70,8 @@ pub struct Indices {
     listed: u32,
 }
 
-thread_local! {
-    /// The last number given by [`Indices::memoised`].
-    static NUMBERED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
+/// The last number given by [`Indices::memoised`].
+static NUMBERED: super::Local<std::cell::Cell<u32>> = super::Local(std::cell::Cell::new(0));
 
 impl Indices {
     /// Numbers these indices (see `listed`).

@@ -140,7 +140,7 @@ fn role_weights(names: &str, scanner: &Scanner) -> Vec<f64> {
 /// UTF-16 (Node's `Buffer`, several times faster: [`Reading::wide_texts`]).
 trait Encoding: estimate::Unit + Default + 'static {
     /// The room kept between estimates.
-    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<Self>>>;
+    fn room() -> &'static super::Local<RefCell<Vec<Self>>>;
     /// [`Reading::encode_into`] in this encoding.
     fn encode(
         r: &Reading,
@@ -151,13 +151,11 @@ trait Encoding: estimate::Unit + Default + 'static {
     ) -> f64;
 }
 
-thread_local! {
-    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
-}
+static BYTES: super::Local<RefCell<Vec<u8>>> = super::Local(RefCell::new(Vec::new()));
+static UNITS: super::Local<RefCell<Vec<u16>>> = super::Local(RefCell::new(Vec::new()));
 
 impl Encoding for u8 {
-    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<u8>>> {
+    fn room() -> &'static super::Local<RefCell<Vec<u8>>> {
         &BYTES
     }
     fn encode(
@@ -172,7 +170,7 @@ impl Encoding for u8 {
 }
 
 impl Encoding for u16 {
-    fn room() -> &'static std::thread::LocalKey<RefCell<Vec<u16>>> {
+    fn room() -> &'static super::Local<RefCell<Vec<u16>>> {
         &UNITS
     }
     fn encode(
@@ -218,7 +216,7 @@ struct Encoded<'r, T: Encoding> {
 
 impl<'r, T: Encoding> Encoded<'r, T> {
     fn new(reading: &'r Reading, indices: &'r [u32], pieces: usize) -> Self {
-        let mut room = T::room().with(|room| room.take());
+        let mut room = T::room().take();
         if room.len() < FIRST_ROOM {
             room.resize(FIRST_ROOM, T::default());
         }
@@ -286,7 +284,7 @@ impl<'r, T: Encoding> Encoded<'r, T> {
 impl<T: Encoding> Drop for Encoded<'_, T> {
     fn drop(&mut self) {
         let room = std::mem::take(&mut self.room);
-        T::room().with(|kept| kept.replace(room));
+        T::room().set(room);
     }
 }
 
@@ -364,10 +362,9 @@ pub fn complete(reading: &Reading) -> f64 {
 /// Installs [`complete`] for `reader.js` (`setCompleter`), once: when a reading is first left pending (most
 /// programs never need it, and a module starts faster without it).
 fn install() {
-    thread_local! {
-        static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-    if INSTALLED.with(|done| done.replace(true)) {
+    static INSTALLED: super::Local<std::cell::Cell<bool>> =
+        super::Local(std::cell::Cell::new(false));
+    if INSTALLED.replace(true) {
         return;
     }
     let complete = Closure::<dyn Fn(JsValue) -> f64>::new(|reading: JsValue| {

@@ -38,10 +38,8 @@ struct Memo {
     superseded: bool,
 }
 
-thread_local! {
-    /// Most recently used first.
-    static MEMOS: RefCell<Vec<Memo>> = const { RefCell::new(Vec::new()) };
-}
+/// Most recently used first.
+static MEMOS: super::Local<RefCell<Vec<Memo>>> = super::Local(RefCell::new(Vec::new()));
 
 /// The transcript of reading `version` under `calibration`, if it was kept (it becomes the
 /// most recently used: a conversation reduced again and again outlives one-off calls).
@@ -50,8 +48,9 @@ pub fn transcript(version: f64, calibration: f64) -> Option<Rc<Transcript>> {
         let k = memos
             .iter()
             .position(|m| m.version == version && m.calibration == calibration.to_bits())?;
-        memos[..=k].rotate_right(1);
-        memos[0].used = true;
+        let mut m = memos.remove(k);
+        m.used = true;
+        memos.insert(0, m);
         Some(Rc::clone(&memos[0].transcript))
     })
 }
@@ -153,11 +152,11 @@ pub fn keep_reduction(version: f64, config: &Config, t: &Transcript, r: &Rc<(Red
     })
 }
 
-thread_local! {
-    /// The structure made while a transcript was being decoded (a decisive estimate needs
-    /// one), with that transcript: for its reduction, which comes next ([`structure`]).
-    static OFFERED: RefCell<Option<(Rc<Transcript>, Rc<Structure>)>> = const { RefCell::new(None) };
-}
+/// The structure made while a transcript was being decoded (a decisive estimate needs
+/// one), with that transcript: for its reduction, which comes next ([`structure`]).
+#[allow(clippy::type_complexity)]
+static OFFERED: super::Local<RefCell<Option<(Rc<Transcript>, Rc<Structure>)>>> =
+    super::Local(RefCell::new(None));
 
 /// Offers `s`, the structure of `t`, to the next [`structure`] call (it replaces what an
 /// earlier call offered; a call that takes none, such as a `shouldReduce` whose trigger

@@ -25,6 +25,48 @@ use decode::{decode_config, decode_for_reduction, decode_messages, Call};
 use encode::{core_events, encode_result, Indices, Writings};
 use js::{build_analysis, Reading};
 
+/// A static of the module's, as `thread_local!` gives one without its checks: the module
+/// runs on one thread (wasm32 without atomics), so a `static` serves. (`thread_local!`'s
+/// access checks, their panic and its formatting cost 632 B of the gzipped .wasm.) The
+/// methods are those of `LocalKey` the code calls.
+pub(crate) struct Local<T>(pub T);
+
+#[cfg(target_feature = "atomics")]
+compile_error!("`Local` assumes one thread: use `thread_local!` with atomics");
+
+// SAFETY: without atomics a wasm module has one thread only.
+unsafe impl<T> Sync for Local<T> {}
+
+impl<T> Local<std::cell::RefCell<T>> {
+    pub fn with_borrow<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        f(&self.0.borrow())
+    }
+    pub fn with_borrow_mut<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.0.borrow_mut())
+    }
+    pub fn take(&self) -> T
+    where
+        T: Default,
+    {
+        self.0.take()
+    }
+    pub fn set(&self, value: T) {
+        self.0.replace(value);
+    }
+}
+
+impl<T: Copy> Local<std::cell::Cell<T>> {
+    pub fn get(&self) -> T {
+        self.0.get()
+    }
+    pub fn set(&self, value: T) {
+        self.0.set(value);
+    }
+    pub fn replace(&self, value: T) -> T {
+        self.0.replace(value)
+    }
+}
+
 /// The allocator: talc in place of Rust's default dlmalloc, a third of its size and faster
 /// (the module is single-threaded).
 #[global_allocator]
