@@ -2606,11 +2606,9 @@ function offloadedCopy(offloaded, original, version) {
  * `toJSON()`'s `offloaded` (state version 2): each original that is a message of `original`
  * as its index there, not a second copy of it in the JSON (after 80 turns of an agent, the
  * copies were 1.9 of a 4.1 MB state); the others (what earlier reductions wrote) as they
- * are.
+ * are. `at`: `firstIndices(original)`.
  */
-function offloadedState(offloaded, original) {
-  const at = new Map();
-  for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
+function offloadedState(offloaded, at) {
   const out = {};
   for (const [id, originals] of Object.entries(offloaded)) {
     const value = originals.map((m) => at.get(m) ?? m);
@@ -2621,11 +2619,17 @@ function offloadedState(offloaded, original) {
 
 /** For `toJSON()`: the index in `original` of each working message that is one of its
  * objects (-1 for one a reduction wrote), so that `fromJSON` gives each back as one object,
- * in both, as it was (a part an app replaces through either reaches the prompt). */
-function messageOrigins(messages, original) {
+ * in both, as it was (a part an app replaces through either reaches the prompt). `at`:
+ * `firstIndices(original)`. */
+function messageOrigins(messages, at) {
+  return messages.map((m) => at.get(m) ?? -1);
+}
+
+/** Each message object of `original` to its first index there. */
+function firstIndices(original) {
   const at = new Map();
   for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
-  return messages.map((m) => at.get(m) ?? -1);
+  return at;
 }
 
 /** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
@@ -2765,15 +2769,16 @@ const STATE_VERSION = 2;
  * reductions, summarizer calls, tokens saved; the last three null or a number.
  */
 export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
+  const at = firstIndices(original);
   return {
     kind: STATE_KIND,
     version: STATE_VERSION,
     messages: messages.slice(),
     original: original.slice(),
-    origins: messageOrigins(messages, original),
+    origins: messageOrigins(messages, at),
     counts,
     events,
-    offloaded: offloadedState(offloaded, original),
+    offloaded: offloadedState(offloaded, at),
     stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2] },
     promptLength,
     pendingOutputTokens,
