@@ -691,6 +691,120 @@ test("an orphan inside another call's group goes; the call and its own results s
   assert.deepEqual(reduceSync(input, { maxTokens: 1e9 }).dropped, [last + 2], "under budget, only the orphan");
 });
 
+// A turn whose tool call got no result (the app stopped the agent, the tool crashed, the
+// user moved on): per format, the user's question, the call alone, the call beside the
+// assistant's text, the result of a call, and the call's turn as it must stand without it.
+const stray = {
+  openai: {
+    user: (t) => ({ role: "user", content: t }),
+    alone: (id) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "search", arguments: "{}" } }] }),
+    beside: (id) => ({ role: "assistant", content: "Let me check.", tool_calls: [{ id, type: "function", function: { name: "search", arguments: "{}" } }], refusal: null }),
+    result: (id) => [{ role: "tool", tool_call_id: id, content: "found" }],
+    without: { role: "assistant", content: "Let me check.", refusal: null },
+  },
+  anthropic: {
+    user: (t) => ({ role: "user", content: t }),
+    alone: (id) => ({ role: "assistant", content: [{ type: "thinking", thinking: "search", signature: "s" }, { type: "tool_use", id, name: "search", input: {} }] }),
+    beside: (id) => ({ role: "assistant", content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id, name: "search", input: {} }] }),
+    result: (id) => [{ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "found" }] }],
+    without: { role: "assistant", content: [{ type: "text", text: "Let me check." }] },
+  },
+  vercel: {
+    user: (t) => ({ role: "user", content: t }),
+    alone: (id) => ({ role: "assistant", content: [{ type: "reasoning", text: "search" }, { type: "tool-call", toolCallId: id, toolName: "search", input: {} }] }),
+    beside: (id) => ({ role: "assistant", content: [{ type: "text", text: "Let me check." }, { type: "tool-call", toolCallId: id, toolName: "search", input: {} }] }),
+    result: (id) => [{ role: "tool", content: [{ type: "tool-result", toolCallId: id, toolName: "search", output: { type: "text", value: "found" } }] }],
+    without: { role: "assistant", content: [{ type: "text", text: "Let me check." }] },
+  },
+  gemini: {
+    user: (t) => ({ role: "user", parts: [{ text: t }] }),
+    alone: (id) => ({ role: "model", parts: [{ functionCall: { name: `search_${id}`, args: {} } }] }),
+    beside: (id) => ({ role: "model", parts: [{ text: "Let me check." }, { functionCall: { name: `search_${id}`, args: {} } }] }),
+    result: (id) => [{ role: "user", parts: [{ functionResponse: { name: `search_${id}`, response: { result: "found" } } }] }],
+    without: { role: "model", parts: [{ text: "Let me check." }] },
+  },
+  langchain: {
+    user: (t) => new HumanMessage(t),
+    alone: (id) => new AIMessage({ content: "", tool_calls: [{ id, name: "search", args: {} }] }),
+    beside: (id) => new AIMessage({ content: "Let me check.", tool_calls: [{ id, name: "search", args: {} }] }),
+    result: (id) => [new ToolMessage({ content: "found", tool_call_id: id })],
+    without: null,
+  },
+  "openai-responses": {
+    user: (t) => ({ type: "message", role: "user", content: [{ type: "input_text", text: t }] }),
+    // (An item of its own, with the reasoning item before it: they go together.)
+    alone: (id) => [{ type: "reasoning", id: `rs_${id}`, summary: [] }, { type: "function_call", call_id: id, name: "search", arguments: "{}" }],
+    beside: (id) => ({ type: "function_call", call_id: id, name: "search", arguments: "{}" }),
+    result: (id) => [{ type: "function_call_output", call_id: id, output: "found" }],
+    without: null,
+  },
+};
+
+for (const [format, f] of Object.entries(stray)) {
+  test(`${format}: a tool call that no result answers goes (its turn's text stays), under budget too, by every strategy; the latest turn's pending call stays`, async () => {
+    const input = [f.user("Find the report."), f.alone("c1"), f.user("Never mind. Find the memo."), f.beside("c2"), f.user("Thanks, that is all."), f.beside("c3")].flat();
+    // The last call waits for its result: the history is as an agent loop has it.
+    const pending = input.length - 1;
+    const alone = Array.isArray(f.alone("x")) ? [1, 2] : [1];
+    const beside = alone.at(-1) + 2;
+    const snapshot = JSON.stringify(input);
+    for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+      const config = { maxTokens: 1e9, strategy, summarizer: async () => "s" };
+      assert.equal(shouldReduce(input, config), true, `${format} ${strategy}: shouldReduce`);
+      const r = await reduce(input, config);
+      const where = `${format} ${strategy}`;
+      assertAccounted(r, input, where);
+      // (Responses: the call beside the text is an item of its own, and goes whole.)
+      const separate = format === "openai-responses";
+      assert.deepEqual(r.dropped, separate ? [...alone, beside] : alone, `${where}: dropped`);
+      assert.deepEqual(r.rewritten, separate ? [] : [beside], `${where}: rewritten`);
+      assert.ok(r.kept.includes(pending), `${where}: the pending call stays`);
+      assert.equal(r.messages.at(-1), input[pending], `${where}: as it was`);
+      assert.equal(r.events.find((e) => e.type === "orphans")?.messages, r.dropped.length + r.rewritten.length, `${where}: the orphans event`);
+      if (!separate) {
+        const copy = r.messages[r.kept.filter((i) => i < beside).length];
+        assert.notEqual(copy, input[beside]);
+        if (f.without !== null) assert.deepEqual(copy, f.without, `${where}: the turn without its call`);
+        else assert.deepEqual([copy.content, copy.tool_calls], ["Let me check.", []], `${where}: the turn without its call`);
+        assert.equal(r.tokensAfter, estimateTokens(r.messages), `${where}: counted as it stands`);
+      }
+      // Once answered, it is a call as any other; and the result is not lost by the next turn.
+      accepts[format]([...r.messages, ...f.result("c3")]);
+      assert.equal(reduceSync([...r.messages, ...f.result("c3")], { maxTokens: 1e9 }).reduced, false, `${where}: stable`);
+    }
+    assert.equal(JSON.stringify(input), snapshot, "the input is untouched");
+    // The pending call goes once the history moves on without its result.
+    const moved = [...input, f.user("Stop.")];
+    const r = reduceSync(moved, { maxTokens: 1e9 });
+    assert.ok(!r.kept.includes(pending), `${format}: the call is no longer pending`);
+    accepts[format](r.messages);
+  });
+}
+
+test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
+  const { ChatHistory } = await import("chat-history-reducer");
+  const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };
+  const history = [];
+  for (let k = 0; k < 300; k++) history.push({ role: "user", content: `q${k}` }, { role: "assistant", content: `a${k}` });
+  history.push({ role: "user", content: "search" }, call);
+  const config = { maxTokens: 1e9 };
+  assert.equal(reduceSync(history, config).reduced, false, "pending: kept");
+  history.push({ role: "user", content: "forget it" });
+  let r = reduceSync(history, config);
+  assert.deepEqual(r.dropped, [601], "the same call, now without its result, goes");
+  history.pop();
+  history.push({ role: "tool", tool_call_id: "late", content: "done" });
+  r = reduceSync(history, config);
+  assert.equal(r.reduced, false, "answered: kept");
+  // ChatHistory: prepare() before the tool ran keeps the call; its result joins it.
+  const h = new ChatHistory(config);
+  h.push({ role: "user", content: "search" }, call);
+  assert.deepEqual(await h.prepare(), [h.original[0], call]);
+  h.push({ role: "tool", tool_call_id: "late", content: "done" });
+  accepts.openai(await h.prepare());
+  assert.equal((await h.prepare()).length, 3);
+});
+
 test("a message with orphan results beside other content keeps the rest, as a copy without them", async () => {
   const anthropic = [
     // Sliced: the user's text was sent with the result of a call that is gone (as agents do).

@@ -4,7 +4,7 @@
 // system messages and the latest user input, and meet the budget or say it could not.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { analyze, reduce, reduceSync, estimateTokens } from "chat-history-reducer";
+import { analyze, reduce, reduceSync, estimateTokens, shouldReduce } from "chat-history-reducer";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
 
@@ -239,6 +239,61 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
   }
   assert.ok(reduced > CASES / 2, `most cases reduce (${reduced})`);
   assert.ok(checkedByProvider > CASES * 0.7, `most outputs checked against their provider's rules (${checkedByProvider})`);
+});
+
+/** A tool call that no result answers, in `format` (SPEC §9.4 "no call without its
+ * results"): an assistant turn of the call alone (`alone`) or of the call beside its text;
+ * in Responses a reasoning item and the call item (beside a message item before them).
+ * Gemini's call has a name of its own: responses are matched by name. */
+const unanswered = {
+  openai: (id, alone) => [{ role: "assistant", content: alone ? null : "Let me check.", tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] }],
+  "openai-responses": (id, alone) => [
+    ...(alone ? [] : [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Let me check." }] }]),
+    { type: "reasoning", id: `rs_${id}`, summary: [] }, { type: "function_call", call_id: id, name: "f", arguments: "{}" }],
+  anthropic: (id, alone) => [{ role: "assistant", content: [...(alone ? [] : [{ type: "text", text: "Let me check." }]), { type: "tool_use", id, name: "f", input: {} }] }],
+  vercel: (id, alone) => [{ role: "assistant", content: [...(alone ? [] : [{ type: "text", text: "Let me check." }]), { type: "tool-call", toolCallId: id, toolName: "f", input: {} }] }],
+  gemini: (id, alone) => [{ role: "model", parts: [...(alone ? [] : [{ text: "Let me check." }]), { functionCall: { name: `g_${id}`, args: {} } }] }],
+  langchain: (id, alone) => [{ type: "ai", content: alone ? "" : "Let me check.", tool_calls: [{ id, name: "f", args: {} }] }],
+};
+
+test("calls that no result answers are gone from every output (the rest of their turn stays), by every strategy, under budget too", async () => {
+  const { rand, int } = seeded(41);
+  const formats = Object.keys(unanswered);
+  let copies = 0, checked = 0;
+  for (let k = 0; k < Math.max(60, CASES / 4); k++) {
+    const format = formats[k % formats.length];
+    const input = write[format](steps(rand, true), rand() < 0.5);
+    // (The generator makes some Gemini histories with a call turn right after a model turn,
+    // which Gemini refuses: those are not checked against its rules.)
+    let valid = true;
+    try { accepts[format](input); } catch { valid = false; }
+    // Before some real user inputs (not the first message): the turn went on without results.
+    const users = input.flatMap((m, p) => (p > 0 && isRealUser(format, m) ? [p] : []));
+    if (users.length === 0) continue;
+    const at = [...new Set(Array.from({ length: 1 + int(3) }, () => users[int(users.length)]))].sort((a, b) => b - a);
+    for (const p of at) input.splice(p, 0, ...unanswered[format](`u${k}_${p}`, rand() < 0.5));
+    if (valid) assert.throws(() => accepts[format](input), undefined, "the provider refuses the input");
+    const strategy = ["truncate", "priority", "summarize", "progressive"][int(4)];
+    const total = estimateTokens(input);
+    const config = { strategy, format, maxTokens: rand() < 0.3 ? 1e9 : Math.max(40, Math.floor(total * (0.2 + rand() * 0.7))), keepLast: int(3) };
+    if (strategy === "summarize" || strategy === "progressive") config.summarizer = async (req) => `summary of ${req.messages.length}`;
+    if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
+    const where = `case ${k}: ${format} ${JSON.stringify({ ...config, summarizer: undefined })}`;
+    assert.equal(shouldReduce(input, config), true, `${where}: shouldReduce`);
+    const r = await reduce(input, config);
+    if (valid) {
+      accepts[format](r.messages);
+      checked++;
+    }
+    const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+    assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+    assert.equal(r.tokensAfter, estimateTokens(r.messages, config), `${where}: tokensAfter`);
+    // What stands of a call's turn beside it (its text) is a copy without the call.
+    copies += r.messages.filter((m) => !input.includes(m) && JSON.stringify(m).includes("Let me check.")).length;
+    if (!r.overBudget) assert.equal((await reduce(r.messages, config)).reduced, false, `${where}: stable`);
+  }
+  assert.ok(copies > 10, `turns kept without their calls: ${copies}`);
+  assert.ok(checked > Math.max(60, CASES / 4) * 0.7, `outputs checked against their provider's rules: ${checked}`);
 });
 
 test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON round trips continue alike", async () => {

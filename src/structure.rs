@@ -36,24 +36,33 @@ pub struct Structure {
     pub group_of: Vec<u32>,
     /// The round of each message: 0 before the first real user input, then 1, 2, …
     pub round_of: Vec<u32>,
-    /// Whether each message carries tool results whose call is not before it (orphans,
-    /// SPEC §9.4: an app that sliced its history): [`Structure::ORPHAN`] for a tool message
-    /// that carries nothing else, [`Structure::STRAY`] for one that carries more, else 0.
+    /// Whether each message carries orphans (SPEC §9.4: tool results whose call is not
+    /// before them, as an app that sliced its history leaves them, or calls that no result
+    /// answers): [`Structure::ORPHAN`] for a message that carries nothing else,
+    /// [`Structure::STRAY`] for one that carries more, else 0.
     pub orphan: Vec<u8>,
     /// How many messages carry orphans.
     pub orphans: usize,
+    /// The first message with a pending call (one no result answers yet, after which no
+    /// user input or assistant answer came: not an orphan, see [`Structure::ORPHAN`]), or
+    /// `u32::MAX`. A message the history grows by may make it an orphan.
+    pub pending: u32,
 }
 
 impl Structure {
-    /// In [`Structure::orphan`]: a tool message that carries only results whose call is not
-    /// before it. Every reduction drops it, whatever keeps its group; it is in no run or
-    /// summary, nothing is written for it, and it takes no `keepLast` place. (Until then it
-    /// counts toward the triggers and targets as the input has it.)
+    /// In [`Structure::orphan`]: a message that carries only orphans: a tool message whose
+    /// results' call is not before it, or a message of calls alone ([`flags::CALLS_ONLY`])
+    /// that no result answers and that a user input or an assistant answer follows (the
+    /// calls of the latest turn may still be waiting for theirs), or the Responses
+    /// `reasoning` item before such a call. Every reduction drops it, whatever keeps its
+    /// group; it is in no run or summary, nothing is written for it, and it takes no
+    /// `keepLast` place. (Until then it counts toward the triggers and targets as the input
+    /// has it.)
     pub const ORPHAN: u8 = 1;
-    /// In [`Structure::orphan`]: a message that carries such results beside other content
-    /// (a user message with a stray `tool_result` block and text). A reduction that keeps it
-    /// outputs a copy without them ([`Slot::Cleaned`]), and so is every copy written for it
-    /// (a preview).
+    /// In [`Structure::orphan`]: a message that carries orphans beside other content (a user
+    /// message with a stray `tool_result` block and text, an assistant's text with a call no
+    /// result answers). A reduction that keeps it outputs a copy without them
+    /// ([`Slot::Cleaned`]), and so is every copy written for it (a preview).
     ///
     /// [`Slot::Cleaned`]: crate::Slot::Cleaned
     pub const STRAY: u8 = 2;
@@ -66,6 +75,7 @@ impl Structure {
             round_of: Vec::with_capacity(transcript.len()),
             orphan: Vec::with_capacity(transcript.len()),
             orphans: 0,
+            pending: u32::MAX,
         };
         s.build(transcript, 0, &transcript.links, 0);
         s
@@ -83,7 +93,7 @@ impl Structure {
     /// The structure of `t`, from this one, the structure of its first [`Structure::len`]
     /// messages (the same messages and links: a history that grew). Only the groups that
     /// the new messages join are made again: the new ones, and an old one whose call the
-    /// new messages answer (with every group after it). `None` when that is not cheaper
+    /// new messages answer or that had a pending call (with every group after it). `None` when that is not cheaper
     /// than [`Structure::of`]: more new messages than old, results whose calls take more
     /// than a few thousand links in all to find, or keys too sparse to index.
     pub fn extend(&self, t: &Transcript) -> Option<Structure> {
@@ -98,6 +108,9 @@ impl Structure {
         let mut from = self.groups.len();
         if n > old && t.messages[old - 1].flags & flags::ATTACH_NEXT != 0 {
             from = self.group_of[old - 1] as usize;
+        }
+        if let Some(&g) = self.group_of.get(self.pending as usize) {
+            from = from.min(g as usize);
         }
         let mut budget = SCAN_BUDGET;
         for (k, result) in new_links.iter().enumerate() {
@@ -124,6 +137,7 @@ impl Structure {
             round_of: Vec::with_capacity(n),
             orphan: self.orphan[..start].to_vec(),
             orphans: self.orphan[..start].iter().filter(|&&m| m != 0).count(),
+            pending: u32::MAX,
         };
         s.group_of.extend_from_slice(&self.group_of[..start]);
         s.round_of.extend_from_slice(&self.round_of[..start]);
@@ -165,12 +179,16 @@ impl Structure {
         let mut reach: Vec<u32> = (start as u32..n as u32).collect();
         let mut linked = vec![false; n - start];
         // Until the pass over the messages, orphan[i]: whether message i has a result whose
-        // call is not before it (ORPHANED), a link that is not one (LINKED), or both.
+        // call is not before it (ORPHANED), a call no result answers (DANGLING), a link that
+        // is neither (LINKED), or several.
         const LINKED: u8 = 4;
         const ORPHANED: u8 = 8;
+        const DANGLING: u8 = 16;
         self.orphan.resize(n, 0);
+        // The latest call of each key, as its place in `links`; whether each call is answered.
         let mut last_call: Vec<u32> = Vec::new();
-        for link in links {
+        let mut answered = vec![false; links.len()];
+        for (at, link) in links.iter().enumerate() {
             let m = link.message as usize;
             if m >= n || m < start {
                 continue;
@@ -180,20 +198,67 @@ impl Structure {
                 last_call.resize(key + 1, u32::MAX);
             }
             linked[m - start] = true;
-            let mut mark = LINKED;
             match link.kind {
-                LinkKind::Call => last_call[key] = link.message,
+                // (Marked below, once it is known whether a result answers it.)
+                LinkKind::Call => last_call[key] = at as u32,
                 LinkKind::Result => {
-                    let call = last_call[key];
-                    if call == u32::MAX {
-                        mark = ORPHANED;
-                    } else if call < link.message {
-                        let r = &mut reach[call as usize - start];
+                    let call = last_call[key] as usize;
+                    let mark = if let Some(c) = links.get(call) {
+                        answered[call] = true;
+                        let r = &mut reach[c.message as usize - start];
                         *r = (*r).max(link.message);
-                    }
+                        LINKED
+                    } else {
+                        ORPHANED
+                    };
+                    self.orphan[m] |= mark;
                 }
             }
-            self.orphan[m] |= mark;
+        }
+        // A call no result answers is pending while no user input or assistant answer
+        // follows its message; after one it is an orphan.
+        let last_turn = messages
+            .iter()
+            .rposition(|m| {
+                matches!(m.role, Role::User | Role::Assistant) && m.flags & flags::CALLS_ONLY == 0
+            })
+            .unwrap_or(0);
+        for (link, &answered) in links.iter().zip(&answered) {
+            let m = link.message as usize;
+            if link.kind == LinkKind::Result || m >= n || m < start {
+                continue;
+            }
+            self.orphan[m] |= if answered {
+                LINKED
+            } else if m < last_turn {
+                DANGLING
+            } else {
+                self.pending = self.pending.min(link.message);
+                LINKED
+            };
+        }
+        // What each message's marks make it, from the last: a message with only orphans (a
+        // tool message, a message of calls alone) goes whole, any other keeps the rest; a
+        // message that attaches to one that goes goes with it.
+        for j in (start..n).rev() {
+            let m = &messages[j];
+            let bits = self.orphan[j];
+            self.orphan[j] = if bits & (ORPHANED | DANGLING) == 0 {
+                if m.flags & flags::ATTACH_NEXT != 0
+                    && self.orphan.get(j + 1) == Some(&Structure::ORPHAN)
+                {
+                    Structure::ORPHAN
+                } else {
+                    0
+                }
+            } else if bits & LINKED == 0
+                && (bits & ORPHANED == 0 || m.role == Role::Tool)
+                && (bits & DANGLING == 0 || m.flags & flags::CALLS_ONLY != 0)
+            {
+                Structure::ORPHAN
+            } else {
+                Structure::STRAY
+            };
         }
 
         // One pass over the messages: groups, the group of each, and rounds.
@@ -210,14 +275,7 @@ impl Structure {
             if m.flags & flags::ATTACH_NEXT != 0 && j + 1 < n {
                 end = end.max(j + 1);
             }
-            // A tool message with nothing but orphans goes whole; any other keeps the rest.
-            let mark = &mut self.orphan[j];
-            *mark = match *mark {
-                ORPHANED if m.role == Role::Tool => Structure::ORPHAN,
-                l if l & ORPHANED != 0 => Structure::STRAY,
-                _ => 0,
-            };
-            self.orphans += usize::from(*mark != 0);
+            self.orphans += usize::from(self.orphan[j] != 0);
             tokens += m.tokens;
             has_tool |= linked[j - start];
             if j == end {

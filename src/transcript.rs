@@ -67,6 +67,12 @@ pub mod flags {
     /// or a text the summarizer shortened (`[compressed; the original is ctx_…]`). It is
     /// not offloaded or compressed again, and it is no real user input.
     pub const COMPRESSED: u8 = 16;
+    /// Carries tool calls and nothing else but reasoning: an assistant `tool_calls` message
+    /// without text, a Responses `function_call` item. With calls that no result answers
+    /// only, it goes whole ([`Structure::ORPHAN`]), and it is no answer that ends a turn.
+    ///
+    /// [`Structure::ORPHAN`]: crate::structure::Structure::ORPHAN
+    pub const CALLS_ONLY: u8 = 32;
 }
 
 /// One message, as the core sees it.

@@ -29,6 +29,9 @@ enum Step {
     /// An orphan result of its own: a tool message, or (`true`, where the format has them)
     /// a block of a real user input, beside its text.
     Orphan(f64, bool),
+    /// A tool call no result answers: an assistant message of the call alone (`true`), or
+    /// of the call beside its text. (Pending when no user input or answer follows.)
+    Unanswered(f64, bool),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -43,6 +46,7 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(c, r, o)| Step::Tools(c, r, o)),
         1 => (1.0..50.0f64).prop_map(Step::System),
         1 => ((1.0..500.0f64), any::<bool>()).prop_map(|(t, u)| Step::Orphan(t, u)),
+        1 => ((1.0..300.0f64), any::<bool>()).prop_map(|(t, u)| Step::Unanswered(t, u)),
     ]
 }
 
@@ -50,7 +54,7 @@ fn step() -> impl Strategy<Value = Step> {
 fn with_orphans(mut steps: Vec<Step>, orphans: Option<bool>) -> Vec<Step> {
     match orphans {
         None => {
-            steps.retain(|s| !matches!(s, Step::Orphan(..)));
+            steps.retain(|s| !matches!(s, Step::Orphan(..) | Step::Unanswered(..)));
             for s in &mut steps {
                 if let Step::Tools(_, _, o) = s {
                     *o = None;
@@ -202,6 +206,24 @@ fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Ste
                 orphans += 1;
             }
             Step::Orphan(tokens, _) => orphan(&mut t, &mut orphans, *tokens),
+            Step::Unanswered(..) if t.format == Format::VercelUi => {}
+            Step::Unanswered(tokens, alone) => {
+                let alone = *alone || t.format == Format::OpenAiResponses;
+                if t.format == Format::OpenAiResponses {
+                    t.push(MessageInfo {
+                        role: Role::Other,
+                        flags: chat_history_reducer::flags::ATTACH_NEXT,
+                        tokens: 5.0,
+                    });
+                }
+                let mut m = MessageInfo::new(Role::Assistant, *tokens);
+                if alone {
+                    m.flags |= chat_history_reducer::flags::CALLS_ONLY;
+                }
+                t.push(m);
+                t.link(LinkKind::Call, orphans);
+                orphans += 1;
+            }
         }
     }
     t
@@ -267,10 +289,13 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-/// The results of `t` whose call is not before them (orphans), as `(message, key)`:
-/// found as a provider finds them, by id, in order.
+/// The orphans of `t`, as `(message, key)`, found as a provider finds them, by id, in
+/// order (the generated calls have keys of their own): results whose call is not before
+/// them, and calls that no result answers, but for the pending calls of the latest turn
+/// (after the last user input or assistant answer).
 fn orphan_links(t: &Transcript) -> HashSet<(u32, u32)> {
     let mut called = HashSet::new();
+    let mut answered = HashSet::new();
     let mut orphans = HashSet::new();
     for l in &t.links {
         match l.kind {
@@ -280,25 +305,49 @@ fn orphan_links(t: &Transcript) -> HashSet<(u32, u32)> {
             LinkKind::Result if !called.contains(&l.key) => {
                 orphans.insert((l.message, l.key));
             }
-            LinkKind::Result => {}
+            LinkKind::Result => {
+                answered.insert(l.key);
+            }
+        }
+    }
+    let turn = t.messages.iter().rposition(|m| {
+        matches!(m.role, Role::User | Role::Assistant)
+            && m.flags & chat_history_reducer::flags::CALLS_ONLY == 0
+    });
+    for l in &t.links {
+        if l.kind == LinkKind::Call
+            && !answered.contains(&l.key)
+            && turn.is_some_and(|turn| (l.message as usize) < turn)
+        {
+            orphans.insert((l.message, l.key));
         }
     }
     orphans
 }
 
 /// The messages of `t` that carry orphans, with whether they carry nothing else (a tool
-/// message): those go; the others stand without them (`Slot::Cleaned`).
+/// message, a message of calls alone, and a reasoning item before one): those go; the
+/// others stand without them (`Slot::Cleaned`).
 fn orphans_of(t: &Transcript) -> HashMap<u32, bool> {
     let orphans = orphan_links(t);
-    let mut of: HashMap<u32, bool> = orphans
-        .iter()
-        .map(|&(i, _)| (i, t.messages[i as usize].role == Role::Tool))
-        .collect();
+    let mut of: HashMap<u32, bool> = orphans.iter().map(|&(i, _)| (i, true)).collect();
     for l in &t.links {
-        if !orphans.contains(&(l.message, l.key)) {
-            if let Some(only) = of.get_mut(&l.message) {
-                *only = false;
-            }
+        let Some(only) = of.get_mut(&l.message) else {
+            continue;
+        };
+        let m = &t.messages[l.message as usize];
+        *only &= orphans.contains(&(l.message, l.key))
+            && match l.kind {
+                // (A tool message carries nothing but results; a call alone, nothing but calls.)
+                LinkKind::Result => m.role == Role::Tool,
+                LinkKind::Call => m.flags & chat_history_reducer::flags::CALLS_ONLY != 0,
+            };
+    }
+    for i in (1..t.len() as u32).rev() {
+        let before = &t.messages[i as usize - 1];
+        if of.get(&i) == Some(&true) && before.flags & chat_history_reducer::flags::ATTACH_NEXT != 0
+        {
+            of.insert(i - 1, true);
         }
     }
     of

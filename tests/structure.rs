@@ -1,20 +1,20 @@
 //! `Structure::extend` against `Structure::of`: the structure of a history that grew, made
 //! from the structure of its first messages, is the structure made from scratch, whatever
-//! the links (results far from their calls, results with no call, one key called twice,
-//! messages that attach to the next, sparse keys).
+//! the links (results far from their calls, results with no call, calls no result answers,
+//! pending or not, one key called twice, messages that attach to the next, sparse keys).
 #![cfg(not(target_arch = "wasm32"))]
 
 use chat_history_reducer::{flags, Format, LinkKind, MessageInfo, Role, Structure, Transcript};
 use proptest::prelude::*;
 
-/// A message: its role, whether it attaches to the next, its tokens, and its links (kind,
-/// key).
-type Message = (u8, bool, f64, Vec<(bool, u32)>);
+/// A message: its role, its flags (whether it attaches to the next, whether it carries
+/// calls only), its tokens, and its links (kind, key).
+type Message = (u8, (bool, bool), f64, Vec<(bool, u32)>);
 
 fn message(keys: u32) -> impl Strategy<Value = Message> {
     (
         0u8..5,
-        prop::bool::weighted(0.1),
+        (prop::bool::weighted(0.1), prop::bool::weighted(0.3)),
         1.0..100.0f64,
         prop::collection::vec((any::<bool>(), 0..keys), 0..3),
     )
@@ -22,11 +22,14 @@ fn message(keys: u32) -> impl Strategy<Value = Message> {
 
 fn transcript(messages: &[Message], spread: u32) -> Transcript {
     let mut t = Transcript::new(Format::OpenAi);
-    for (role, attach, tokens, links) in messages {
+    for (role, (attach, calls_only), tokens, links) in messages {
         let role = Role::from_code(*role).unwrap_or(Role::Other);
         let mut m = MessageInfo::new(role, *tokens);
         if *attach {
             m.flags |= flags::ATTACH_NEXT;
+        }
+        if *calls_only {
+            m.flags |= flags::CALLS_ONLY;
         }
         t.push(m);
         for &(call, key) in links {

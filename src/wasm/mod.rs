@@ -254,7 +254,8 @@ async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsV
 
 /// Whether any configured trigger fires: `maxTokens` exceeded, or more than
 /// `targetMessages + thresholdMessages` messages since the newest summary; or the history
-/// has tool results whose call is not in it, which a reduction removes.
+/// has tool results whose call is not in it, or calls that no result answers before its
+/// latest turn, which a reduction removes.
 ///
 /// ```javascript
 /// import { shouldReduce, reduce } from "chat-history-reducer";

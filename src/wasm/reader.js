@@ -22,7 +22,7 @@ export class ReduceError extends Error {
 // Role codes and flags: the same numbers as `Role::code` and `flags` in transcript.rs.
 export const SYSTEM = 0, USER = 1, ASSISTANT = 2, TOOL = 3, OTHER = 4;
 
-export const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4, PREVIEW = 8, COMPRESSED = 16;
+export const REAL_USER = 1, SUMMARY = 2, ATTACH_NEXT = 4, PREVIEW = 8, COMPRESSED = 16, CALLS_ONLY = 32;
 
 export const CALL = 0, RESULT = 1;
 
@@ -365,13 +365,17 @@ export function readAnthropic(r, i, m) {
     if (role === SYSTEM && content === undefined) return;
     throw bad(i, `content must be a string or an array of content blocks, got ${describe(content)}`);
   }
+  // Whether it has blocks besides its calls and reasoning (and empty texts).
+  let more = false;
   for (const b of content) {
     if (b === null || typeof b !== "object") continue;
     switch (b.type) {
       case "document":
+        more = true;
         documentBlock(r, b);
         break;
       case "image": case "container_upload":
+        more = true;
         r.image();
         break;
       case "tool_use": case "server_tool_use": case "mcp_tool_use": {
@@ -384,6 +388,7 @@ export function readAnthropic(r, i, m) {
         break;
       }
       case "tool_result": case "web_search_tool_result": case "mcp_tool_result": {
+        more = true;
         const id = linkId(b.tool_use_id);
         if (id === undefined) throw bad(i, `a ${b.type} block needs tool_use_id, the id of its tool_use`);
         r.result(id);
@@ -398,6 +403,7 @@ export function readAnthropic(r, i, m) {
         r.text(b.data);
         break;
       default:
+        more = more || b.text !== "";
         if (typeof b.text === "string") r.text(b.text);
         else if (b.type && b.type.endsWith("_tool_result")) {
           const id = linkId(b.tool_use_id);
@@ -408,6 +414,7 @@ export function readAnthropic(r, i, m) {
         }
     }
   }
+  if (!more && role === ASSISTANT && r.linkLength > r.linkStart[i]) r.callsOnly();
 }
 
 export function looksAnthropic(m) {
@@ -435,8 +442,12 @@ export function readGemini(r, i, m) {
   const flags = contentFlags(r, parts, realUser ? REAL_USER : 0, true);
   r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
   r.roleText(m.role);
+  // Whether it has parts besides its calls and thoughts (and empty texts).
+  let more = false;
   for (const p of parts) {
     if (p === null || typeof p !== "object") continue;
+    more = more || Boolean(p.functionResponse || p.inlineData || p.fileData || p.executableCode || p.codeExecutionResult ||
+      (typeof p.text === "string" && p.text !== "" && !p.thought));
     if (p.functionCall) {
       const fc = p.functionCall;
       // Matched by id when there is one, else by name and order.
@@ -456,6 +467,7 @@ export function readGemini(r, i, m) {
       if (p.codeExecutionResult) r.text(p.codeExecutionResult.output);
     }
   }
+  if (!more && role === ASSISTANT && r.linkLength > r.linkStart[i]) r.callsOnly();
 }
 
 export function looksGemini(m) {
@@ -688,6 +700,7 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
     r.text(legacy.name);
     r.json(legacy.arguments);
   }
+  if (role === ASSISTANT && r.linkLength > r.linkStart[i] && (content === undefined || content === null || content.length === 0) && !refusal) r.callsOnly();
   if (name === "tool") {
     const id = linkId(callId);
     if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
@@ -800,6 +813,11 @@ export function readLangChain(r, i, m) {
   }
   if (role === ASSISTANT) {
     const calls = d.tool_calls;
+    if (Array.isArray(calls) && calls.length > 0 && (content === undefined || content === null || content.length === 0 ||
+      (Array.isArray(content) && content.every((b) => b !== null && typeof b === "object" &&
+        (b.type === "tool_use" || b.type === "tool_call" || b.type === "thinking" || b.text === ""))))) {
+      r.callsOnly();
+    }
     if (Array.isArray(calls)) {
       for (const c of calls) {
         if (c === null || typeof c !== "object") continue;
@@ -886,7 +904,7 @@ export function readResponses(r, i, m) {
     return;
   }
   if (type === "mcp_approval_request") {
-    r.begin(i, ASSISTANT, 0);
+    r.begin(i, ASSISTANT, CALLS_ONLY);
     r.call(`approval:${m.id}`);
     r.text(m.name);
     r.json(m.arguments);
@@ -911,6 +929,7 @@ export function readResponses(r, i, m) {
     const id = linkId(m.call_id);
     // Calls the API runs itself (web search, file search, …) have no output item.
     if (id !== undefined) {
+      r.callsOnly();
       r.call(id);
       r.text(id);
     }
@@ -975,10 +994,13 @@ export function readVercel(r, i, m) {
     return;
   }
   if (!Array.isArray(content)) throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
+  // Whether it has parts besides its calls and reasoning (and empty texts).
+  let more = false;
   for (const p of content) {
     if (p === null || typeof p !== "object") continue;
     switch (p.type) {
       case "image": case "file":
+        more = true;
         r.image();
         break;
       case "tool-call": {
@@ -991,6 +1013,7 @@ export function readVercel(r, i, m) {
         break;
       }
       case "tool-result": {
+        more = true;
         const id = linkId(p.toolCallId);
         if (id === undefined) throw bad(i, "a tool-result part needs toolCallId, the id of the call it answers");
         r.result(id);
@@ -1014,6 +1037,7 @@ export function readVercel(r, i, m) {
         break;
       }
       case "tool-approval-response": {
+        more = true;
         const id = linkId(p.approvalId);
         if (id === undefined) throw bad(i, "a tool-approval-response part needs approvalId");
         r.result(`approval:${id}`);
@@ -1021,10 +1045,12 @@ export function readVercel(r, i, m) {
         break;
       }
       default:
+        more = more || (p.type !== "reasoning" && p.text !== "");
         if (typeof p.text !== "string") foreignPart(i, p, "vercel");
         r.text(p.text);
     }
   }
+  if (!more && role === ASSISTANT && r.linkLength > r.linkStart[i]) r.callsOnly();
 }
 
 export function looksVercel(m) {
@@ -1217,14 +1243,27 @@ export function contentOf(format, m) {
 }
 
 export function withContent(format, m, content) {
+  return withFields(format, m, format === "gemini" || format === "vercel-ui" ? { parts: content } : { content });
+}
+
+/** A shallow copy of m with `changes` (a field's new value; `undefined` removes it) where
+ * its format keeps those fields (LangChain's dict and serialized forms nest them, and an
+ * instance's `lc_kwargs` repeat them). */
+export function withFields(format, m, changes) {
   const copy = copyOf(m);
   const fields = format === "langchain" ? langchainShape(m)[1] : m;
-  if (format === "gemini" || format === "vercel-ui") copy.parts = content;
-  else if (fields === m.kwargs) copy.kwargs = { ...fields, content };
-  else if (fields === m.data) copy.data = { ...fields, content };
+  const targets = [];
+  if (fields === m.kwargs) targets.push(copy.kwargs = { ...fields });
+  else if (fields === m.data) targets.push(copy.data = { ...fields });
   else {
-    copy.content = content;
-    if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") copy.lc_kwargs = { ...copy.lc_kwargs, content };
+    targets.push(copy);
+    if (copy.lc_kwargs && typeof copy.lc_kwargs === "object") targets.push(copy.lc_kwargs = { ...copy.lc_kwargs });
+  }
+  for (const target of targets) {
+    for (const key of Object.keys(changes)) {
+      if (changes[key] === undefined) delete target[key];
+      else target[key] = changes[key];
+    }
   }
   return copy;
 }
@@ -1387,14 +1426,25 @@ function completeLater(reading, result, known, events) {
 }
 
 /**
- * Where in `r.linkData` the results are whose call is not before them (orphans, SPEC §9.4),
- * as the core finds them: a result whose key no call link before it has.
+ * Where in `r.linkData` the orphans are (SPEC §9.4), as the core finds them
+ * (`Structure::build`): results whose key no call link before them has, and calls that no
+ * result answers in a message before the last user input or assistant answer (the calls
+ * of the latest turn may still be waiting for theirs).
  */
-export function orphanResults(r) {
-  const data = r.linkData, called = new Set(), out = new Set();
+export function orphanLinks(r) {
+  const data = r.linkData, called = new Map(), answered = new Set(), out = new Set();
   for (let at = 0; at < r.linkLength; at += 2) {
-    if (data[at + 1] === CALL) called.add(data[at]);
-    else if (!called.has(data[at])) out.add(at);
+    if (data[at + 1] === CALL) called.set(data[at], at);
+    else {
+      const call = called.get(data[at]);
+      if (call === undefined) out.add(at);
+      else answered.add(call);
+    }
+  }
+  let turn = r.n - 1;
+  while (turn > 0 && !((r.roles[turn] === USER || r.roles[turn] === ASSISTANT) && (r.flags[turn] & CALLS_ONLY) === 0)) turn--;
+  for (let at = 0, end = r.linkStart[Math.max(turn, 0)]; at < end; at += 2) {
+    if (data[at + 1] === CALL && !answered.has(at)) out.add(at);
   }
   return out;
 }
@@ -1409,35 +1459,83 @@ function resultId(p) {
   return undefined;
 }
 
+/** The id of call part p of a message in `format`, as the readers read it (undefined for
+ * other parts). */
+function callId(format, p) {
+  if (p === null || typeof p !== "object") return undefined;
+  if (format === "gemini") return p.functionCall ? linkId(p.functionCall.id) ?? `name:${p.functionCall.name}` : undefined;
+  if (format === "vercel") {
+    if (p.type === "tool-approval-request") return `approval:${linkId(p.approvalId)}`;
+    return p.type === "tool-call" ? linkId(p.toolCallId) : undefined;
+  }
+  return p.type === "tool_use" || p.type === "server_tool_use" || p.type === "mcp_tool_use" ? linkId(p.id) : undefined;
+}
+
 /**
- * Message i as a reduction outputs it: when it carries results whose call is not before it
- * beside other content (an Anthropic user message with a stray `tool_result` block and
- * text), a shallow copy in its format without those result parts; else itself.
+ * Message i as a reduction outputs it: when it carries orphans beside other content (an
+ * Anthropic user message with a stray `tool_result` block and text, an assistant's text
+ * with a call that no result answers), a shallow copy in its format without them; else
+ * itself.
  */
 export function withoutOrphans(reading, i) {
-  const orphans = reading.orphans ??= orphanResults(reading);
-  // How many orphan results of each id the message has.
-  const ids = new Map();
+  const orphans = reading.orphans ??= orphanLinks(reading);
+  // How many orphan results of each id the message has, and the ids of its orphan calls.
+  const ids = new Map(), calls = new Set();
   for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
-    if (orphans.has(at)) {
-      const id = reading.ids[reading.linkData[at]];
-      ids.set(id, (ids.get(id) ?? 0) + 1);
-    }
+    if (!orphans.has(at)) continue;
+    const id = reading.ids[reading.linkData[at]];
+    if (reading.linkData[at + 1] === CALL) calls.add(id);
+    else ids.set(id, (ids.get(id) ?? 0) + 1);
   }
-  const m = reading.items[i], format = reading.format, content = contentOf(format, m);
-  // (Results are parts of an array: a message of one result alone goes whole.)
-  if (ids.size === 0 || !Array.isArray(content)) return m;
-  // As many parts of each id, the last ones: results matched by order and name (Gemini's
-  // without ids) answer the calls first, and those left over are the orphans.
-  const keep = content.slice();
-  for (let k = keep.length - 1; k >= 0; k--) {
-    const id = resultId(keep[k]), left = ids.get(id);
-    if (left > 0) {
-      ids.set(id, left - 1);
-      keep.splice(k, 1);
+  const m = reading.items[i];
+  if (ids.size === 0 && calls.size === 0) return m;
+  const format = reading.format, content = contentOf(format, m), changes = {};
+  if (format === "openai" || format === "langchain") {
+    if (calls.size > 0) callsWithout(format, m, calls, changes);
+  } else if (Array.isArray(content)) {
+    // The parts that go: its orphan calls, and as many result parts of each id, the last
+    // ones (results matched by order and name, Gemini's without ids, answer the calls
+    // first, and those left over are the orphans).
+    const gone = new Set();
+    for (let k = content.length - 1; k >= 0; k--) {
+      const id = resultId(content[k]), left = ids.get(id);
+      if (left > 0) {
+        ids.set(id, left - 1);
+        gone.add(k);
+      } else if (calls.has(callId(format, content[k]))) {
+        gone.add(k);
+      }
     }
+    changes[format === "gemini" || format === "vercel-ui" ? "parts" : "content"] = content.filter((_, k) => !gone.has(k));
   }
-  return withContent(format, m, keep);
+  // (A message of orphans alone goes whole: it is not copied.)
+  return Object.keys(changes).length === 0 ? m : withFields(format, m, changes);
+}
+
+/**
+ * Into `changes`: an OpenAI or LangChain message's calls without those whose ids are in
+ * `calls` (OpenAI: `tool_calls`, and the legacy `function_call`; LangChain: `tool_calls`,
+ * with the content blocks and OpenAI's raw calls in `additional_kwargs` of those ids).
+ */
+function callsWithout(format, m, calls, changes) {
+  const d = format === "openai" ? m : langchainShape(m)[1];
+  const idOf = (c) => c === null || typeof c !== "object" ? undefined : linkId(c.id) ?? (format === "openai" ? undefined : `function:${c.name}`);
+  const left = Array.isArray(d.tool_calls) ? d.tool_calls.filter((c) => !calls.has(idOf(c))) : [];
+  if (format === "openai") {
+    // (The API refuses an empty `tool_calls`.)
+    changes.tool_calls = left.length > 0 ? left : undefined;
+    if (m.function_call !== null && typeof m.function_call === "object" && calls.has(`function:${m.function_call.name}`)) changes.function_call = undefined;
+    return;
+  }
+  changes.tool_calls = left;
+  const gone = (c) => c !== null && typeof c === "object" && calls.has(linkId(c.id));
+  if (Array.isArray(d.content)) changes.content = d.content.filter((b) => !gone(b));
+  const extra = d.additional_kwargs;
+  if (extra !== null && typeof extra === "object" && Array.isArray(extra.tool_calls)) {
+    const { tool_calls: raw, ...rest } = extra, kept = raw.filter((c) => !gone(c));
+    // (LangChain's OpenAI client would send an empty `tool_calls`, which the API refuses.)
+    changes.additional_kwargs = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+  }
 }
 
 /** A clock for durations. */
@@ -1545,7 +1643,7 @@ export class Reading {
     // The key of the latest call of each id among the links before `byIdAt` (see `callKey`).
     this.byId = null;
     this.byIdAt = 0;
-    // Where the orphan results are, once asked (see `withoutOrphans`).
+    // Where the orphans are, once asked (see `withoutOrphans`).
     this.orphans = undefined;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
     this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
@@ -1577,6 +1675,12 @@ export class Reading {
     this.index = i;
     this.roles[i] = role;
     this.flags[i] = flags;
+  }
+
+  /** The message being read carries tool calls and nothing else but reasoning (see
+   * `CALLS_ONLY`): with none of them answered, it goes whole. */
+  callsOnly() {
+    this.flags[this.index] |= CALLS_ONLY;
   }
 
   text(value) {
@@ -1633,7 +1737,10 @@ export class Reading {
 
   /**
    * A call of the message being read: a key of its own (no lookup), remembered with the
-   * other calls of its message, which the results after it find without a lookup.
+   * other calls of its message, which the results after it find without a lookup. Calls
+   * of one message with the same id (Gemini's without ids, of one name) are one call, one
+   * key and one link: a result answers them together, whichever it is matched with, and
+   * a reading taken over (`rekeyResults`) pairs them as a fresh one does.
    */
   call(id) {
     const recent = this.recentCalls;
@@ -1641,9 +1748,10 @@ export class Reading {
       this.recentLength = 0;
       this.recentOf = this.index;
     }
+    const at = this.recentLength;
+    for (let c = 0; c < at; c += 2) if (recent[c] === id) return;
     const key = this.newKey(id);
     this.linkKey(CALL, key);
-    const at = this.recentLength;
     recent[at] = id;
     recent[at + 1] = key;
     this.recentLength = at + 2;
@@ -1684,17 +1792,13 @@ export class Reading {
   }
 
   /** The key of the first call named `name` among the latest calls (those of Gemini message
-   * `recentOf`, whose functionCall parts made them, in order) with no result yet. */
+   * `recentOf`, in the order of its functionCall parts) with no result yet. */
   unansweredCall(name) {
     if (this.recentLength === 0) return undefined;
-    const parts = this.items[this.recentOf].parts, recent = this.recentCalls, data = this.linkData;
-    let c = 0;
-    for (const p of parts) {
-      if (p === null || typeof p !== "object" || !p.functionCall) continue;
-      if (c >= this.recentLength) break;
-      const key = recent[c + 1];
-      c += 2;
-      if (p.functionCall.name !== name) continue;
+    const data = this.linkData;
+    for (const p of this.items[this.recentOf].parts) {
+      if (p === null || typeof p !== "object" || !p.functionCall || p.functionCall.name !== name) continue;
+      const key = this.findCall(linkId(p.functionCall.id) ?? `name:${name}`);
       let answered = false;
       for (let at = this.linkStart[this.recentOf]; at < this.linkLength && !answered; at += 2) {
         answered = data[at] === key && data[at + 1] === RESULT;
@@ -2994,7 +3098,7 @@ function hashText(text) {
  * hand them to a model, which refuses a tool result without its call). */
 export function pick(reading, indices) {
   // (Most histories have no orphans: their messages are handed over as they are.)
-  if ((reading.orphans ??= orphanResults(reading)).size === 0) return Array.from(indices, (i) => reading.items[i]);
+  if ((reading.orphans ??= orphanLinks(reading)).size === 0) return Array.from(indices, (i) => reading.items[i]);
   return Array.from(indices, (i) => withoutOrphans(reading, i));
 }
 

@@ -254,7 +254,8 @@ export interface ReduceConfig<M = Message> {
 /** One step of a reduction. */
 export interface CompressionEvent {
   /** The step: `"truncate"`, `"priority"`, … `"orphans"`: messages that carried tool results
-   * whose call is not in the input (dropped, or output without those results). */
+   * whose call is not in the input, or calls that no result answers before the latest turn
+   * (dropped, or output without them). */
   type: string;
   /** Input messages the step removed or rewrote (0 for a `"summarizeFailed"` entry: a step
    * that changed nothing, its `tokensBefore` and `tokensAfter` the same). */
@@ -295,7 +296,7 @@ export interface ReduceResult<M = Message> {
    * only when this is first read (a getter; reading it once is as cheap as reading it twice).
    */
   tokensBefore: number;
-  /** The output's tokens (a copy without orphan tool results counted as it stands by the
+  /** The output's tokens (a copy without orphan tool results or calls counted as it stands by the
    * estimator; at its original's size with `countTokens` or `tokenCounts`). */
   tokensAfter: number;
   /** A target could not be met because of protected messages. */
