@@ -781,6 +781,29 @@ for (const [format, f] of Object.entries(stray)) {
   });
 }
 
+test("an orphan counts for nothing toward the targets: a large abandoned call or stray result makes no strategy remove more", async () => {
+  // A write_file whose result never came (the user moved on), and a large result whose call
+  // was sliced off: what is left without them fits the target, so nothing else goes.
+  const big = "w ".repeat(2000);
+  const call = { role: "assistant", content: null, tool_calls: [{ id: "big", type: "function", function: { name: "write_file", arguments: JSON.stringify({ text: big }) } }] };
+  const stray = { role: "tool", tool_call_id: "gone", content: big };
+  const rest = [{ role: "user", content: "q1" }, { role: "assistant", content: "a1" }, { role: "user", content: "q2" }];
+  const tail = [{ role: "user", content: "never mind; q3" }, { role: "assistant", content: "a3" }];
+  const config = { maxTokens: 1000 };
+  for (const [input, orphan] of [[[...rest, call, ...tail], 3], [[stray, ...rest, ...tail], 0]]) {
+    assert.ok(estimateTokens(input) > config.maxTokens, "the orphan alone is over the budget");
+    assert.equal(reduceSync(input.filter((_, i) => i !== orphan), config).reduced, false, "without it, nothing to do");
+    let asked = 0;
+    for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+      const r = await reduce(input, { ...config, strategy, summarizer: async () => { asked++; return "s"; } });
+      assert.deepEqual(r.dropped, [orphan], `${strategy}: only the orphan goes`);
+      assert.deepEqual([r.summarized, r.rewritten, r.overBudget], [[], [], false], strategy);
+      assert.equal(r.tokensAfter, estimateTokens(r.messages), strategy);
+    }
+    assert.equal(asked, 0, "no summarizer is asked");
+  }
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

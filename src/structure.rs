@@ -1,6 +1,7 @@
 //! Groups and rounds (SPEC §2): what is kept or removed together, and where each real
 //! user input starts a round.
 
+use crate::formats::Format;
 use crate::transcript::{flags, Link, LinkKind, Role, Transcript};
 
 /// A run of messages that is kept or removed whole: a tool call with every message that
@@ -11,6 +12,7 @@ pub struct Group {
     pub start: u32,
     /// One past the last message index.
     pub end: u32,
+    /// Its messages' tokens but for the orphans that go whole ([`Structure::ORPHAN`]).
     pub tokens: f64,
     /// Whether the group holds tool calls or tool results.
     pub has_tool: bool,
@@ -56,8 +58,8 @@ impl Structure {
     /// calls of the latest turn may still be waiting for theirs), or the Responses
     /// `reasoning` item before such a call. Every reduction drops it, whatever keeps its
     /// group; it is in no run or summary, nothing is written for it, and it takes no
-    /// `keepLast` place. (Until then it counts toward the triggers and targets as the input
-    /// has it.)
+    /// `keepLast` place. It counts toward the triggers as the input has it, and for nothing
+    /// toward the targets ([`Group::tokens`] leave it out: what is kept never holds it).
     pub const ORPHAN: u8 = 1;
     /// In [`Structure::orphan`]: a message that carries orphans beside other content (a user
     /// message with a stray `tool_result` block and text, an assistant's text with a call no
@@ -66,6 +68,21 @@ impl Structure {
     ///
     /// [`Slot::Cleaned`]: crate::Slot::Cleaned
     pub const STRAY: u8 = 2;
+
+    /// The tokens and `targetMessages` messages of `t` (of which this is the structure) that
+    /// a reduction may keep: all but the orphans that go whole.
+    pub fn kept_at_most(&self, t: &Transcript) -> (f64, usize) {
+        let mut tokens = t.total_tokens();
+        let mut messages = 0;
+        for (m, &mark) in t.messages.iter().zip(&self.orphan) {
+            if mark == Structure::ORPHAN {
+                tokens -= m.tokens;
+            } else {
+                messages += usize::from(crate::budget::counts_as_message(m));
+            }
+        }
+        (tokens, messages)
+    }
 
     /// Linear in messages and links.
     pub fn of(transcript: &Transcript) -> Structure {
@@ -106,7 +123,7 @@ impl Structure {
         let (old_links, new_links) = t.links.split_at(first_new);
         // The first old group that a new message joins.
         let mut from = self.groups.len();
-        if n > old && t.messages[old - 1].flags & flags::ATTACH_NEXT != 0 {
+        if n > old && joins_next(t, old - 1) {
             from = self.group_of[old - 1] as usize;
         }
         if let Some(&g) = self.group_of.get(self.pending as usize) {
@@ -215,14 +232,20 @@ impl Structure {
                 }
             }
         }
-        // A call no result answers is pending while no user input or assistant answer
-        // follows its message; after one it is an orphan.
-        let last_turn = messages
+        // A call no result answers is pending in the latest step (the last user input or
+        // assistant message; in Responses, the items of the model's last answer: the run of
+        // assistant items it ends); before it, an orphan.
+        let mut last_turn = messages
             .iter()
-            .rposition(|m| {
-                matches!(m.role, Role::User | Role::Assistant) && m.flags & flags::CALLS_ONLY == 0
-            })
+            .rposition(|m| matches!(m.role, Role::User | Role::Assistant))
             .unwrap_or(0);
+        while last_turn > 0
+            && t.format == Format::OpenAiResponses
+            && messages[last_turn].role == Role::Assistant
+            && matches!(messages[last_turn - 1].role, Role::Assistant | Role::Other)
+        {
+            last_turn -= 1;
+        }
         for (link, &answered) in links.iter().zip(&answered) {
             let m = link.message as usize;
             if link.kind == LinkKind::Result || m >= n || m < start {
@@ -239,14 +262,14 @@ impl Structure {
         }
         // What each message's marks make it, from the last: a message with only orphans (a
         // tool message, a message of calls alone) goes whole, any other keeps the rest; a
-        // message that attaches to one that goes goes with it.
+        // reasoning item goes when every call item after it goes. (`calls_go`: the messages
+        // of calls alone from j + 1 on, up to the next other one, all go; there is one.)
+        let mut calls_go = false;
         for j in (start..n).rev() {
             let m = &messages[j];
             let bits = self.orphan[j];
-            self.orphan[j] = if bits & (ORPHANED | DANGLING) == 0 {
-                if m.flags & flags::ATTACH_NEXT != 0
-                    && self.orphan.get(j + 1) == Some(&Structure::ORPHAN)
-                {
+            let mark = if bits & (ORPHANED | DANGLING) == 0 {
+                if m.flags & flags::ATTACH_NEXT != 0 && calls_go {
                     Structure::ORPHAN
                 } else {
                     0
@@ -259,6 +282,13 @@ impl Structure {
             } else {
                 Structure::STRAY
             };
+            self.orphan[j] = mark;
+            let next_calls = messages
+                .get(j + 1)
+                .is_some_and(|m| m.flags & flags::CALLS_ONLY != 0);
+            calls_go = m.flags & flags::CALLS_ONLY != 0
+                && mark == Structure::ORPHAN
+                && (calls_go || !next_calls);
         }
 
         // One pass over the messages: groups, the group of each, and rounds.
@@ -272,11 +302,14 @@ impl Structure {
             self.round_of.push(round);
             self.group_of.push(self.groups.len() as u32);
             end = end.max(reach[j - start] as usize);
-            if m.flags & flags::ATTACH_NEXT != 0 && j + 1 < n {
+            if j + 1 < n && joins_next(t, j) {
                 end = end.max(j + 1);
             }
             self.orphans += usize::from(self.orphan[j] != 0);
-            tokens += m.tokens;
+            // (An orphan that goes whole counts for nothing: see `Structure::ORPHAN`.)
+            if self.orphan[j] != Structure::ORPHAN {
+                tokens += m.tokens;
+            }
             has_tool |= linked[j - start];
             if j == end {
                 self.groups.push(Group {
@@ -293,6 +326,18 @@ impl Structure {
         }
         Some(())
     }
+}
+
+/// Whether message `j` of `t` is in the group of the message after it: a Responses
+/// `reasoning` item ([`flags::ATTACH_NEXT`]), and a Responses call item before another
+/// (the parallel calls of one answer stay together, with their reasoning, when some get no
+/// result).
+fn joins_next(t: &Transcript, j: usize) -> bool {
+    let calls = |m: &crate::transcript::MessageInfo| m.flags & flags::CALLS_ONLY != 0;
+    t.messages[j].flags & flags::ATTACH_NEXT != 0
+        || t.format == Format::OpenAiResponses
+            && calls(&t.messages[j])
+            && t.messages.get(j + 1).is_some_and(calls)
 }
 
 /// How many links [`Structure::extend`] looks through for the calls of new results before

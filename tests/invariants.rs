@@ -21,9 +21,10 @@ use std::collections::{HashMap, HashSet};
 enum Step {
     User(f64),
     Answer(f64),
-    /// Parallel tool calls: the call message's tokens, one entry per result, and the tokens
-    /// of an orphan result among them, if any (inside the call's group).
-    Tools(f64, Vec<f64>, Option<f64>),
+    /// Parallel tool calls: the call message's tokens, one entry per result, the tokens of
+    /// an orphan result among them, if any (inside the call's group), and whether the last
+    /// call's result is missing (an orphan call, once the conversation goes on).
+    Tools(f64, Vec<f64>, Option<f64>, bool),
     /// A developer message in the middle.
     System(f64),
     /// An orphan result of its own: a tool message, or (`true`, where the format has them)
@@ -41,9 +42,10 @@ fn step() -> impl Strategy<Value = Step> {
         3 => (
             (1.0..80.0f64),
             prop::collection::vec(1.0..2000.0f64, 1..4),
-            prop::option::weighted(0.15, 1.0..500.0f64)
+            prop::option::weighted(0.15, 1.0..500.0f64),
+            prop::bool::weighted(0.1)
         )
-            .prop_map(|(c, r, o)| Step::Tools(c, r, o)),
+            .prop_map(|(c, r, o, m)| Step::Tools(c, r, o, m)),
         1 => (1.0..50.0f64).prop_map(Step::System),
         1 => ((1.0..500.0f64), any::<bool>()).prop_map(|(t, u)| Step::Orphan(t, u)),
         1 => ((1.0..300.0f64), any::<bool>()).prop_map(|(t, u)| Step::Unanswered(t, u)),
@@ -56,8 +58,9 @@ fn with_orphans(mut steps: Vec<Step>, orphans: Option<bool>) -> Vec<Step> {
         None => {
             steps.retain(|s| !matches!(s, Step::Orphan(..) | Step::Unanswered(..)));
             for s in &mut steps {
-                if let Step::Tools(_, _, o) = s {
+                if let Step::Tools(_, _, o, m) = s {
                     *o = None;
+                    *m = false;
                 }
             }
         }
@@ -87,10 +90,13 @@ fn tools(
     call: f64,
     results: &[f64],
     stray: Option<f64>,
+    missing: bool,
 ) {
     let first = *key;
     *key += results.len() as u32;
     let calls = first..*key;
+    // The calls that get their results.
+    let answered = first..*key - u32::from(missing);
     match t.format {
         Format::VercelUi => {
             // Call and result live in the one assistant message.
@@ -110,7 +116,7 @@ fn tools(
                 flags: 0,
                 tokens: results.iter().sum::<f64>() + stray.unwrap_or(0.0),
             });
-            for k in calls {
+            for k in answered {
                 t.link(LinkKind::Result, k);
             }
             if stray.is_some() {
@@ -126,13 +132,15 @@ fn tools(
                 tokens: 5.0,
             });
             for k in calls.clone() {
-                t.push(MessageInfo::new(Role::Assistant, call));
+                let mut m = MessageInfo::new(Role::Assistant, call);
+                m.flags |= chat_history_reducer::flags::CALLS_ONLY;
+                t.push(m);
                 t.link(LinkKind::Call, k);
             }
             if let Some(tokens) = stray {
                 orphan(t, orphans, tokens);
             }
-            for (k, tokens) in calls.zip(results) {
+            for (k, tokens) in answered.zip(results) {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
                 t.link(LinkKind::Result, k);
             }
@@ -150,7 +158,7 @@ fn tools(
             if let Some(tokens) = stray {
                 orphan(t, orphans, tokens);
             }
-            for (k, tokens) in calls.zip(results) {
+            for (k, tokens) in answered.zip(results) {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
                 t.link(LinkKind::Result, k);
             }
@@ -160,7 +168,7 @@ fn tools(
             for k in calls.clone() {
                 t.link(LinkKind::Call, k);
             }
-            for (n, (k, tokens)) in calls.zip(results).enumerate() {
+            for (n, (k, tokens)) in answered.zip(results).enumerate() {
                 t.push(MessageInfo::new(Role::Tool, *tokens));
                 t.link(LinkKind::Result, k);
                 if let (0, Some(tokens)) = (n, stray) {
@@ -193,8 +201,17 @@ fn build(format: Format, system: Option<f64>, summary: Option<f64>, steps: &[Ste
             Step::System(tokens) => {
                 t.push(MessageInfo::new(Role::System, *tokens));
             }
-            Step::Tools(call, results, stray) => {
-                tools(&mut t, &mut key, &mut orphans, *call, results, *stray)
+            Step::Tools(call, results, stray, missing) => {
+                let missing = *missing && t.format != Format::VercelUi;
+                tools(
+                    &mut t,
+                    &mut key,
+                    &mut orphans,
+                    *call,
+                    results,
+                    *stray,
+                    missing,
+                )
             }
             // (A UI message holds a call with its result: it has no orphan.)
             Step::Orphan(..) if t.format == Format::VercelUi => {}
@@ -310,10 +327,20 @@ fn orphan_links(t: &Transcript) -> HashSet<(u32, u32)> {
             }
         }
     }
-    let turn = t.messages.iter().rposition(|m| {
-        matches!(m.role, Role::User | Role::Assistant)
-            && m.flags & chat_history_reducer::flags::CALLS_ONLY == 0
-    });
+    // The latest step: the last user input or assistant message (in Responses, the run of
+    // assistant and reasoning items it ends: the model's last answer).
+    let mut turn = t
+        .messages
+        .iter()
+        .rposition(|m| matches!(m.role, Role::User | Role::Assistant));
+    while let Some(k) = turn.filter(|&k| {
+        k > 0
+            && t.format == Format::OpenAiResponses
+            && t.messages[k].role == Role::Assistant
+            && matches!(t.messages[k - 1].role, Role::Assistant | Role::Other)
+    }) {
+        turn = Some(k - 1);
+    }
     for l in &t.links {
         if l.kind == LinkKind::Call
             && !answered.contains(&l.key)
@@ -343,11 +370,19 @@ fn orphans_of(t: &Transcript) -> HashMap<u32, bool> {
                 LinkKind::Call => m.flags & chat_history_reducer::flags::CALLS_ONLY != 0,
             };
     }
-    for i in (1..t.len() as u32).rev() {
-        let before = &t.messages[i as usize - 1];
-        if of.get(&i) == Some(&true) && before.flags & chat_history_reducer::flags::ATTACH_NEXT != 0
-        {
-            of.insert(i - 1, true);
+    // A reasoning item goes when every call item after it (up to the next other message)
+    // goes.
+    let calls_only = |i: usize| {
+        t.messages
+            .get(i)
+            .is_some_and(|m| m.flags & chat_history_reducer::flags::CALLS_ONLY != 0)
+    };
+    for (i, m) in t.messages.iter().enumerate() {
+        if m.flags & chat_history_reducer::flags::ATTACH_NEXT != 0 && calls_only(i + 1) {
+            let run = (i + 1..t.len()).take_while(|&k| calls_only(k));
+            if run.clone().all(|k| of.get(&(k as u32)) == Some(&true)) {
+                of.insert(i as u32, true);
+            }
         }
     }
     of

@@ -20,8 +20,8 @@ fn message(keys: u32) -> impl Strategy<Value = Message> {
     )
 }
 
-fn transcript(messages: &[Message], spread: u32) -> Transcript {
-    let mut t = Transcript::new(Format::OpenAi);
+fn transcript(messages: &[Message], spread: u32, format: Format) -> Transcript {
+    let mut t = Transcript::new(format);
     for (role, (attach, calls_only), tokens, links) in messages {
         let role = Role::from_code(*role).unwrap_or(Role::Other);
         let mut m = MessageInfo::new(role, *tokens);
@@ -65,8 +65,10 @@ proptest! {
         messages in prop::collection::vec(message(12), 1..60),
         cut in 0.0..1.0f64,
         spread in prop_oneof![4 => Just(1u32), 1 => Just(5000u32)],
+        // (Responses: its call items join the next call item's group.)
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::OpenAiResponses)],
     ) {
-        let t = transcript(&messages, spread);
+        let t = transcript(&messages, spread, format);
         let old = ((t.len() as f64 * cut) as usize).max(1);
         let whole = Structure::of(&t);
         if let Some(extended) = Structure::of(&prefix(&t, old)).extend(&t) {

@@ -117,25 +117,14 @@ impl Reduction {
     }
 }
 
-/// What becomes of message `i` of `t` (of structure `s`) in a group a reduction keeps
-/// (SPEC §9.4): an orphan ([`Structure::ORPHAN`]) goes all the same, out of what is `left`;
+/// What becomes of message `i` of structure `s` in a group a reduction keeps (SPEC §9.4):
+/// an orphan ([`Structure::ORPHAN`]) goes all the same (what is left never counted it);
 /// a [`Structure::STRAY`] stands as a copy without its orphans ([`Slot::Cleaned`]),
 /// `Rewritten`; any other as it was. Its slot, if any, goes onto `output`.
-pub(crate) fn keep(
-    t: &Transcript,
-    s: &Structure,
-    i: usize,
-    output: &mut Vec<Slot>,
-    left: &mut Drops,
-) -> Fate {
+pub(crate) fn keep(s: &Structure, i: usize, output: &mut Vec<Slot>) -> Fate {
     let at = i as u32;
     match s.orphan[i] {
-        Structure::ORPHAN => {
-            let m = &t.messages[i];
-            left.tokens -= m.tokens;
-            left.messages -= usize::from(counts_as_message(m));
-            Fate::Dropped
-        }
+        Structure::ORPHAN => Fate::Dropped,
         Structure::STRAY => {
             output.push(Slot::Cleaned(at));
             Fate::Rewritten
@@ -168,10 +157,11 @@ pub(crate) fn choose_drops(
     targets: &Targets,
     order: impl Iterator<Item = usize>,
 ) -> Drops {
+    let (tokens, messages) = s.kept_at_most(t);
     let mut d = Drops {
         removed: vec![false; s.groups.len()],
-        tokens: t.total_tokens(),
-        messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
+        tokens,
+        messages,
     };
     for g in order {
         if targets.met(d.tokens, d.messages) {
@@ -194,7 +184,7 @@ impl Drops {
         self.tokens -= group.tokens;
         self.messages -= group
             .range()
-            .filter(|&i| counts_as_message(&t.messages[i]))
+            .filter(|&i| s.orphan[i] != Structure::ORPHAN && counts_as_message(&t.messages[i]))
             .count();
     }
 }
@@ -301,7 +291,7 @@ pub(crate) fn check_budget(
 pub(crate) fn drop_reduction(
     t: &Transcript,
     s: &Structure,
-    mut drops: Drops,
+    drops: Drops,
     config: &Config,
     targets: &Targets,
     kind: &'static str,
@@ -316,7 +306,7 @@ pub(crate) fn drop_reduction(
                 fate[i] = Fate::Dropped;
                 count += 1;
             } else {
-                fate[i] = keep(t, s, i, &mut output, &mut drops);
+                fate[i] = keep(s, i, &mut output);
             }
         }
     }

@@ -120,6 +120,9 @@ pub struct Progressive<'a> {
     /// that checking the targets after each action is not a pass over every message.
     running_tokens: f64,
     running_messages: usize,
+    /// The tokens and messages of the orphans that go whole: in the totals (the input as it
+    /// is), never in what is kept.
+    orphans: (f64, usize),
 }
 
 const STAGE_NAMES: [&str; 7] = [
@@ -173,6 +176,11 @@ impl<'a> Progressive<'a> {
             keep_last_start,
             running_tokens: t.total_tokens(),
             running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
+            orphans: {
+                let (tokens, messages) = s.kept_at_most(t);
+                let all = t.messages.iter().filter(|m| counts_as_message(m)).count();
+                (t.total_tokens() - tokens, all - messages)
+            },
             t,
             s,
         }
@@ -201,7 +209,13 @@ impl<'a> Progressive<'a> {
     fn met(&self) -> bool {
         debug_assert_eq!(self.running_messages, self.messages());
         debug_assert!((self.running_tokens - self.total()).abs() < 1e-6 * (1.0 + self.total()));
-        self.targets.met(self.running_tokens, self.running_messages)
+        self.meets(self.running_tokens, self.running_messages)
+    }
+
+    /// Whether a history of these totals meets the targets once its orphans are gone.
+    fn meets(&self, tokens: f64, messages: usize) -> bool {
+        let (t, m) = self.orphans;
+        self.targets.met(tokens - t, messages - m)
     }
 
     /// The round of the latest real user input: the current round.
@@ -429,7 +443,7 @@ impl<'a> Progressive<'a> {
                 .get(k + 1)
                 .is_none_or(|&j| self.s.round_of[j as usize] != self.s.round_of[i]);
             let ends_group = self.s.groups[self.s.group_of[i] as usize].end as usize == i + 1;
-            if k >= 1 && ends_round && ends_group && self.targets.met(tokens + summary, left) {
+            if k >= 1 && ends_round && ends_group && self.meets(tokens + summary, left) {
                 messages.truncate(k + 1);
                 break;
             }
@@ -699,7 +713,6 @@ impl<'a> Progressive<'a> {
             }
             drops
         };
-        let mut drops = drops;
         let mut output = Vec::with_capacity(self.t.len());
         for (g, group) in self.s.groups.iter().enumerate() {
             for i in group.range() {
@@ -718,7 +731,7 @@ impl<'a> Progressive<'a> {
                 if let Some(k) = self.written_at[i] {
                     output.push(Slot::New(k));
                 } else if self.fate[i] == Fate::Kept {
-                    self.fate[i] = keep(self.t, &self.s, i, &mut output, &mut drops);
+                    self.fate[i] = keep(&self.s, i, &mut output);
                 }
             }
         }

@@ -62,8 +62,14 @@ pub fn count_decisive(
     let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
         out.extend(s.groups[g].range().filter(|&i| !known[i]).map(|i| i as u32));
     };
+    // (As `Structure::of` sums them: without the orphans that go whole.)
+    let kept = |i: &usize| s.orphan[*i] != Structure::ORPHAN;
     let group_tokens = |g: usize, t: &Transcript| -> f64 {
-        s.groups[g].range().map(|i| t.messages[i].tokens).sum()
+        s.groups[g]
+            .range()
+            .filter(kept)
+            .map(|i| t.messages[i].tokens)
+            .sum()
     };
 
     let mut want = Vec::new();
@@ -107,7 +113,10 @@ pub fn count_decisive(
     }
     // The groups' tokens as counted now (summed in message order, as `Structure::of` sums).
     for group in &mut s.groups {
-        group.tokens = group.range().fold(0.0, |sum, i| sum + t.messages[i].tokens);
+        group.tokens = group
+            .range()
+            .filter(|&i| s.orphan[i] != Structure::ORPHAN)
+            .fold(0.0, |sum, i| sum + t.messages[i].tokens);
     }
     (known.iter().any(|&k| !k), s)
 }

@@ -320,6 +320,33 @@ export function roleError(i, role, names) {
     : `has an unknown role ${JSON.stringify(String(role))}; expected one of ${names}`);
 }
 
+/** Whether `text` is a string of more than white space (which Anthropic refuses as a text
+ * block of its own). */
+export function visible(text) {
+  return typeof text === "string" && /\S/.test(text);
+}
+
+/** Blocks that carry calls or reasoning, not something shown (see `shows`). */
+const CALL_OR_REASONING = new Set(["tool_use", "tool_call", "tool_call_chunk", "server_tool_use", "thinking", "redacted_thinking", "reasoning"]);
+
+/**
+ * Whether OpenAI or LangChain content shows something beside the message's calls: a text of
+ * more than white space, an image, a file, a block of a kind not known here. A message whose
+ * content shows nothing carries its calls alone (see `CALLS_ONLY`).
+ */
+export function shows(content) {
+  if (typeof content === "string") return visible(content);
+  if (!Array.isArray(content)) return false;
+  for (const b of content) {
+    if (b === null || typeof b !== "object") {
+      if (visible(b)) return true;
+    } else if (CALL_OR_REASONING.has(b.type) ? false : typeof b.text === "string" ? visible(b.text) : true) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Reasoning is never edited (SPEC §9.4): these parts keep their text. */
 const REASONING_PARTS = new Set(["reasoning", "thinking", "redacted_thinking"]);
 
@@ -365,7 +392,7 @@ export function readAnthropic(r, i, m) {
     if (role === SYSTEM && content === undefined) return;
     throw bad(i, `content must be a string or an array of content blocks, got ${describe(content)}`);
   }
-  // Whether it has blocks besides its calls and reasoning (and empty texts).
+  // Whether it has blocks besides its calls and reasoning (and texts of white space).
   let more = false;
   for (const b of content) {
     if (b === null || typeof b !== "object") continue;
@@ -403,7 +430,8 @@ export function readAnthropic(r, i, m) {
         r.text(b.data);
         break;
       default:
-        more = more || b.text !== "";
+        // (Anthropic refuses a text block of white space alone.)
+        more = more || typeof b.text !== "string" || visible(b.text);
         if (typeof b.text === "string") r.text(b.text);
         else if (b.type && b.type.endsWith("_tool_result")) {
           const id = linkId(b.tool_use_id);
@@ -447,7 +475,7 @@ export function readGemini(r, i, m) {
   for (const p of parts) {
     if (p === null || typeof p !== "object") continue;
     more = more || Boolean(p.functionResponse || p.inlineData || p.fileData || p.executableCode || p.codeExecutionResult ||
-      (typeof p.text === "string" && p.text !== "" && !p.thought));
+      (visible(p.text) && !p.thought));
     if (p.functionCall) {
       const fc = p.functionCall;
       // Matched by id when there is one, else by name and order.
@@ -700,7 +728,7 @@ function readOpenAIFields(r, i, check, name, role, content, type, parts, author,
     r.text(legacy.name);
     r.json(legacy.arguments);
   }
-  if (role === ASSISTANT && r.linkLength > r.linkStart[i] && (content === undefined || content === null || content.length === 0) && !refusal) r.callsOnly();
+  if (role === ASSISTANT && r.linkLength > r.linkStart[i] && !shows(content) && !visible(refusal)) r.callsOnly();
   if (name === "tool") {
     const id = linkId(callId);
     if (id === undefined) throw bad(i, "a tool message needs tool_call_id, the id of the call it answers");
@@ -813,11 +841,6 @@ export function readLangChain(r, i, m) {
   }
   if (role === ASSISTANT) {
     const calls = d.tool_calls;
-    if (Array.isArray(calls) && calls.length > 0 && (content === undefined || content === null || content.length === 0 ||
-      (Array.isArray(content) && content.every((b) => b !== null && typeof b === "object" &&
-        (b.type === "tool_use" || b.type === "tool_call" || b.type === "thinking" || b.text === ""))))) {
-      r.callsOnly();
-    }
     if (Array.isArray(calls)) {
       for (const c of calls) {
         if (c === null || typeof c !== "object") continue;
@@ -834,6 +857,7 @@ export function readLangChain(r, i, m) {
         r.json(c.args);
       }
     }
+    if (r.linkLength > r.linkStart[i] && !shows(content)) r.callsOnly();
   } else if (type === "tool") {
     const id = linkId(d.tool_call_id);
     if (id === undefined) throw bad(i, "a ToolMessage needs tool_call_id, the id of the call it answers");
@@ -994,7 +1018,7 @@ export function readVercel(r, i, m) {
     return;
   }
   if (!Array.isArray(content)) throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
-  // Whether it has parts besides its calls and reasoning (and empty texts).
+  // Whether it has parts besides its calls and reasoning (and texts of white space).
   let more = false;
   for (const p of content) {
     if (p === null || typeof p !== "object") continue;
@@ -1045,7 +1069,7 @@ export function readVercel(r, i, m) {
         break;
       }
       default:
-        more = more || (p.type !== "reasoning" && p.text !== "");
+        more = more || (p.type !== "reasoning" && (typeof p.text !== "string" || visible(p.text)));
         if (typeof p.text !== "string") foreignPart(i, p, "vercel");
         r.text(p.text);
     }
@@ -1428,8 +1452,9 @@ function completeLater(reading, result, known, events) {
 /**
  * Where in `r.linkData` the orphans are (SPEC §9.4), as the core finds them
  * (`Structure::build`): results whose key no call link before them has, and calls that no
- * result answers in a message before the last user input or assistant answer (the calls
- * of the latest turn may still be waiting for theirs).
+ * result answers before the latest step (the last user input or assistant message; in
+ * Responses, the run of assistant items that ends the model's last answer: its calls may
+ * still be waiting for their results).
  */
 export function orphanLinks(r) {
   const data = r.linkData, called = new Map(), answered = new Set(), out = new Set();
@@ -1441,8 +1466,11 @@ export function orphanLinks(r) {
       else answered.add(call);
     }
   }
+  const roles = r.roles;
   let turn = r.n - 1;
-  while (turn > 0 && !((r.roles[turn] === USER || r.roles[turn] === ASSISTANT) && (r.flags[turn] & CALLS_ONLY) === 0)) turn--;
+  while (turn > 0 && roles[turn] !== USER && roles[turn] !== ASSISTANT) turn--;
+  while (turn > 0 && r.format === "openai-responses" && roles[turn] === ASSISTANT &&
+    (roles[turn - 1] === ASSISTANT || roles[turn - 1] === OTHER)) turn--;
   for (let at = 0, end = r.linkStart[Math.max(turn, 0)]; at < end; at += 2) {
     if (data[at + 1] === CALL && !answered.has(at)) out.add(at);
   }
