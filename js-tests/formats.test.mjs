@@ -804,6 +804,45 @@ test("an orphan counts for nothing toward the targets: a large abandoned call or
   }
 });
 
+test("a call is pending in the latest step only: the model calling again without its result makes it an orphan", () => {
+  // The agent reduces before its next model call; the first call's tool crashed and the
+  // model called again. (Responses: the items of one answer are one step; see below.)
+  for (const [format, f] of Object.entries(stray)) {
+    if (format === "openai-responses") continue;
+    const input = [f.user("Find the report."), f.alone("c1"), f.alone("c2"), ...f.result("c2")];
+    for (const config of [{ maxTokens: 1e9 }, { maxTokens: 1e9, keepLast: 3 }]) {
+      const r = reduceSync(input, config);
+      assert.deepEqual(r.dropped, [1], `${format} ${JSON.stringify(config)}`);
+      accepts[format](r.messages);
+    }
+    // And an assistant answer after it, or a user input.
+    for (const after of [f.user("Thanks."), f.beside("c3")]) {
+      const r = reduceSync([f.user("Find the report."), f.alone("c1"), after], { maxTokens: 1e9 });
+      assert.deepEqual(r.dropped, [1], `${format}: followed by ${JSON.stringify(after).slice(0, 60)}`);
+    }
+  }
+});
+
+test("openai-responses: parallel call items of one answer stay together with their reasoning when one gets no result", () => {
+  const user = (t) => ({ type: "message", role: "user", content: [{ type: "input_text", text: t }] });
+  const call = (id) => ({ type: "function_call", call_id: id, name: "search", arguments: "{}" });
+  const reasoning = { type: "reasoning", id: "rs_1", summary: [] };
+  const input = [user("Search both."), reasoning, call("a"), call("b"), { type: "function_call_output", call_id: "b", output: "found" }, user("Thanks.")];
+  const r = reduceSync(input, { maxTokens: 1e9 });
+  assert.deepEqual(r.dropped, [2], "only the call no result answers");
+  assert.deepEqual(r.messages, [input[0], reasoning, input[3], input[4], input[5]]);
+  accepts["openai-responses"](r.messages);
+  // Over budget, the answer's items go or stay together (never the reasoning item alone).
+  for (const keepLast of [0, 1]) {
+    const tight = reduceSync(input, { maxTokens: 12, keepLast });
+    const at = tight.messages.indexOf(reasoning);
+    if (at >= 0) assert.equal(tight.messages[at + 1], input[3], `keepLast ${keepLast}`);
+    assert.equal(tight.messages.includes(input[3]), tight.messages.includes(reasoning), `keepLast ${keepLast}`);
+  }
+  // Still waiting (no user input yet): both calls are pending, the answer stays whole.
+  assert.equal(reduceSync(input.slice(0, 5), { maxTokens: 1e9 }).reduced, false);
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };
