@@ -843,6 +843,35 @@ test("openai-responses: parallel call items of one answer stay together with the
   assert.equal(reduceSync(input.slice(0, 5), { maxTokens: 1e9 }).reduced, false);
 });
 
+test("gemini: responses without ids answer the calls of the turn before by order and name; a call or response beyond them is an orphan", async () => {
+  const call = (name) => ({ functionCall: { name, args: {} } });
+  const response = (name) => ({ functionResponse: { name, response: { result: name } } });
+  const user = (text) => ({ role: "user", parts: [{ text }] });
+  const cases = [
+    // Three searches, two responses: the third call goes from its turn.
+    [[user("Find three."), { role: "model", parts: [call("search"), call("search"), call("search")] }, { role: "user", parts: [response("search"), response("search")] }, user("Thanks.")],
+      { role: "model", parts: [call("search"), call("search")] }, 1],
+    // One search, two responses, and a response of a name the turn did not call.
+    [[user("Find it."), { role: "model", parts: [call("search")] }, { role: "user", parts: [response("search"), response("search"), response("lookup")] }, user("Thanks.")],
+      { role: "user", parts: [response("search")] }, 2],
+  ];
+  for (const [input, cleaned, at] of cases) {
+    assert.throws(() => accepts.gemini(input), undefined, "Gemini refuses the input");
+    for (const strategy of ["truncate", "summarize", "progressive"]) {
+      const r = await reduce(input, { maxTokens: 1e9, strategy, summarizer: async () => "s" });
+      assert.deepEqual(r.rewritten, [at], strategy);
+      assert.deepEqual(r.messages[at], cleaned, strategy);
+      accepts.gemini(r.messages);
+    }
+  }
+  // Taken over by the next call on the same messages, and on a history with one message
+  // more before them (its readings re-paired as fresh ones): the same.
+  const [input] = cases[0];
+  const r = reduceSync(input, { maxTokens: 1e9 });
+  assert.deepEqual(reduceSync(input, { maxTokens: 1e9 }), r);
+  assert.deepEqual(reduceSync([user("Hello."), ...input], { maxTokens: 1e9 }).rewritten, [2]);
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

@@ -1487,16 +1487,13 @@ function resultId(p) {
   return undefined;
 }
 
-/** The id of call part p of a message in `format`, as the readers read it (undefined for
- * other parts). */
-function callId(format, p) {
-  if (p === null || typeof p !== "object") return undefined;
-  if (format === "gemini") return p.functionCall ? linkId(p.functionCall.id) ?? `name:${p.functionCall.name}` : undefined;
-  if (format === "vercel") {
-    if (p.type === "tool-approval-request") return `approval:${linkId(p.approvalId)}`;
-    return p.type === "tool-call" ? linkId(p.toolCallId) : undefined;
-  }
-  return p.type === "tool_use" || p.type === "server_tool_use" || p.type === "mcp_tool_use" ? linkId(p.id) : undefined;
+/** Whether part p of a message in `format` is one of its calls (as the readers read them:
+ * each makes one call link, in order). */
+function isCallPart(format, p) {
+  if (p === null || typeof p !== "object") return false;
+  if (format === "gemini") return Boolean(p.functionCall);
+  if (format === "vercel") return p.type === "tool-call" || p.type === "tool-approval-request";
+  return p.type === "tool_use" || p.type === "server_tool_use" || p.type === "mcp_tool_use";
 }
 
 /**
@@ -1507,13 +1504,19 @@ function callId(format, p) {
  */
 export function withoutOrphans(reading, i) {
   const orphans = reading.orphans ??= orphanLinks(reading);
-  // How many orphan results of each id the message has, and the ids of its orphan calls.
+  // How many orphan results of each id the message has, and which of its calls (by their
+  // order among its calls: each call is a link of its own) are orphans.
   const ids = new Map(), calls = new Set();
-  for (let at = reading.linkStart[i], end = reading.linkStart[i + 1]; at < end; at += 2) {
-    if (!orphans.has(at)) continue;
-    const id = reading.ids[reading.linkData[at]];
-    if (reading.linkData[at + 1] === CALL) calls.add(id);
-    else ids.set(id, (ids.get(id) ?? 0) + 1);
+  for (let at = reading.linkStart[i], end = reading.linkStart[i + 1], k = 0; at < end; at += 2) {
+    const call = reading.linkData[at + 1] === CALL;
+    if (orphans.has(at)) {
+      if (call) calls.add(k);
+      else {
+        const id = reading.ids[reading.linkData[at]];
+        ids.set(id, (ids.get(id) ?? 0) + 1);
+      }
+    }
+    if (call) k++;
   }
   const m = reading.items[i];
   if (ids.size === 0 && calls.size === 0) return m;
@@ -1521,18 +1524,19 @@ export function withoutOrphans(reading, i) {
   if (format === "openai" || format === "langchain") {
     if (calls.size > 0) callsWithout(format, m, calls, changes);
   } else if (Array.isArray(content)) {
-    // The parts that go: its orphan calls, and as many result parts of each id, the last
-    // ones (results matched by order and name, Gemini's without ids, answer the calls
-    // first, and those left over are the orphans).
+    // The parts that go: as many result parts of each id, the last ones (results matched by
+    // order and name, Gemini's without ids, answer the calls first, and those left over are
+    // the orphans), and the orphan calls.
     const gone = new Set();
     for (let k = content.length - 1; k >= 0; k--) {
       const id = resultId(content[k]), left = ids.get(id);
       if (left > 0) {
         ids.set(id, left - 1);
         gone.add(k);
-      } else if (calls.has(callId(format, content[k]))) {
-        gone.add(k);
       }
+    }
+    for (let k = 0, call = 0; k < content.length; k++) {
+      if (isCallPart(format, content[k]) && calls.has(call++)) gone.add(k);
     }
     changes[format === "gemini" || format === "vercel-ui" ? "parts" : "content"] = content.filter((_, k) => !gone.has(k));
   }
@@ -1541,26 +1545,38 @@ export function withoutOrphans(reading, i) {
 }
 
 /**
- * Into `changes`: an OpenAI or LangChain message's calls without those whose ids are in
- * `calls` (OpenAI: `tool_calls`, and the legacy `function_call`; LangChain: `tool_calls`,
- * with the content blocks and OpenAI's raw calls in `additional_kwargs` of those ids).
+ * Into `changes`: an OpenAI or LangChain message's calls without those whose order among
+ * them is in `calls` (OpenAI: `tool_calls`, then the legacy `function_call`; LangChain: the
+ * entries of `tool_calls`, with the content blocks and OpenAI's raw calls in
+ * `additional_kwargs` of their ids).
  */
 function callsWithout(format, m, calls, changes) {
   const d = format === "openai" ? m : langchainShape(m)[1];
-  const idOf = (c) => c === null || typeof c !== "object" ? undefined : linkId(c.id) ?? (format === "openai" ? undefined : `function:${c.name}`);
-  const left = Array.isArray(d.tool_calls) ? d.tool_calls.filter((c) => !calls.has(idOf(c))) : [];
+  const list = Array.isArray(d.tool_calls) ? d.tool_calls : [];
+  const left = [], at = new Set();
+  let k = 0;
+  list.forEach((c, n) => {
+    // (LangChain skips an entry that is no object: it is no call.)
+    if ((format === "openai" || (c !== null && typeof c === "object")) && calls.has(k++)) at.add(n);
+    else left.push(c);
+  });
   if (format === "openai") {
     // (The API refuses an empty `tool_calls`.)
     changes.tool_calls = left.length > 0 ? left : undefined;
-    if (m.function_call !== null && typeof m.function_call === "object" && calls.has(`function:${m.function_call.name}`)) changes.function_call = undefined;
+    if (calls.has(k)) changes.function_call = undefined;
     return;
   }
   changes.tool_calls = left;
-  const gone = (c) => c !== null && typeof c === "object" && calls.has(linkId(c.id));
+  // The content's blocks and OpenAI's raw calls of the ids that are gone (that no call kept
+  // has); the raw calls by their place when they stand for the calls one to one.
+  const id = (c) => (c !== null && typeof c === "object" ? linkId(c.id) : undefined);
+  const keptIds = new Set(left.map(id));
+  const gone = (c) => id(c) !== undefined && !keptIds.has(id(c)) && [...at].some((n) => id(list[n]) === id(c));
   if (Array.isArray(d.content)) changes.content = d.content.filter((b) => !gone(b));
   const extra = d.additional_kwargs;
   if (extra !== null && typeof extra === "object" && Array.isArray(extra.tool_calls)) {
-    const { tool_calls: raw, ...rest } = extra, kept = raw.filter((c) => !gone(c));
+    const { tool_calls: raw, ...rest } = extra;
+    const kept = raw.length === list.length ? raw.filter((_, n) => !at.has(n)) : raw.filter((c) => !gone(c));
     // (LangChain's OpenAI client would send an empty `tool_calls`, which the API refuses.)
     changes.additional_kwargs = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
   }
@@ -1601,7 +1617,7 @@ export function reportReduction(onEvent, strategy, messages, tokens, result, dur
 // <- history.js, and results.js <- summaries.js <- offload.js; options.js needs common.js only.
 
 
-/** How many links before a result taken over its call is looked for (see `rekeyResults`). */
+/** How many links before a result taken over its call is looked for (see `farResult`). */
 const NEAR_LINKS = 64;
 
 /** How many messages taken over are looked through for the latest calls (see `recentFrom`). */
@@ -1765,10 +1781,7 @@ export class Reading {
 
   /**
    * A call of the message being read: a key of its own (no lookup), remembered with the
-   * other calls of its message, which the results after it find without a lookup. Calls
-   * of one message with the same id (Gemini's without ids, of one name) are one call, one
-   * key and one link: a result answers them together, whichever it is matched with, and
-   * a reading taken over (`rekeyResults`) pairs them as a fresh one does.
+   * other calls of its message, which the results after it find without a lookup.
    */
   call(id) {
     const recent = this.recentCalls;
@@ -1776,10 +1789,9 @@ export class Reading {
       this.recentLength = 0;
       this.recentOf = this.index;
     }
-    const at = this.recentLength;
-    for (let c = 0; c < at; c += 2) if (recent[c] === id) return;
     const key = this.newKey(id);
     this.linkKey(CALL, key);
+    const at = this.recentLength;
     recent[at] = id;
     recent[at + 1] = key;
     this.recentLength = at + 2;
@@ -1798,8 +1810,10 @@ export class Reading {
   /** The key of the latest call with id `id` before the message being read (undefined if
    * none): the calls of the latest message with calls first, else `callKey`. */
   findCall(id) {
+    // (The latest of them with that id, as `callKey` finds it: a result taken over is paired
+    // as a fresh one, when a message has two calls of one id.)
     const recent = this.recentCalls;
-    for (let c = 0; c < this.recentLength; c += 2) {
+    for (let c = this.recentLength - 2; c >= 0; c -= 2) {
       if (recent[c] === id) return recent[c + 1];
     }
     return this.callKey(id);
@@ -1809,24 +1823,28 @@ export class Reading {
    * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name): the call
    * with its id; else the first call named `name` of the latest message with calls that no
    * response before it answered (a call with an id answered by a response without one, as
-   * the SDK's examples write them, or the other way round); else the latest call of that
-   * name without an id. A result with no call gets a key no call has.
+   * the SDK's examples write them, or the other way round). A response with no call (one
+   * beyond the calls of its name in the turn before, or of a name that turn did not call)
+   * gets a key no call has: an orphan.
    */
   namedResult(id, name) {
     let key = id !== undefined ? this.findCall(id) : undefined;
     if (key === undefined) key = this.unansweredCall(name);
-    if (key === undefined) key = this.findCall(`name:${name}`);
     this.linkKey(RESULT, key !== undefined ? key : this.newKey(id ?? `name:${name}`));
   }
 
   /** The key of the first call named `name` among the latest calls (those of Gemini message
-   * `recentOf`, in the order of its functionCall parts) with no result yet. */
+   * `recentOf`, whose functionCall parts made them, in order) with no result yet. */
   unansweredCall(name) {
     if (this.recentLength === 0) return undefined;
-    const data = this.linkData;
-    for (const p of this.items[this.recentOf].parts) {
-      if (p === null || typeof p !== "object" || !p.functionCall || p.functionCall.name !== name) continue;
-      const key = this.findCall(linkId(p.functionCall.id) ?? `name:${name}`);
+    const parts = this.items[this.recentOf].parts, recent = this.recentCalls, data = this.linkData;
+    let c = 0;
+    for (const p of parts) {
+      if (p === null || typeof p !== "object" || !p.functionCall) continue;
+      if (c >= this.recentLength) break;
+      const key = recent[c + 1];
+      c += 2;
+      if (p.functionCall.name !== name) continue;
       let answered = false;
       for (let at = this.linkStart[this.recentOf]; at < this.linkLength && !answered; at += 2) {
         answered = data[at] === key && data[at + 1] === RESULT;
@@ -1867,7 +1885,9 @@ export class Reading {
 
   /**
    * Messages i … i + count - 1 are messages j … of `from`, unchanged: take over what was
-   * read of them (block copies).
+   * read of them (block copies). Returns how many it took: up to the first message with a
+   * result whose call is not in the run shortly before it (`farResult`), which is to be
+   * read afresh.
    */
   take(i, from, j, count) {
     const end = j + count;
@@ -1891,10 +1911,30 @@ export class Reading {
     if (at === first) this.linkStart.set(from.linkStart.subarray(j, end), i);
     else for (let k = 0; k < count; k++) this.linkStart[i + k] = at + from.linkStart[j + k] - first;
     this.linkLength = at + last - first;
-    // A result taken over has the key of the latest call with its id before it in `from`;
-    // unless nothing came before the run in either, that call may not be the latest here.
-    if (i > 0 || j > 0) this.rekeyResults(at, this.linkLength);
-    this.recentFrom(i, count);
+    // A result taken over has the key of the call `from` paired it with; unless nothing came
+    // before the run in either, that call may not be the latest with its id here: it gets
+    // the latest's key. A response Gemini pairs by order and name (one without an id) is
+    // paired anew, its message read afresh as a new one would be.
+    const far = i > 0 || j > 0 ? this.farResult(at, this.linkLength) : -1;
+    if (far >= 0) {
+      let took = 0;
+      while (this.linkStart[i + took + 1] <= far && took + 1 < count) took++;
+      const cut = i + took;
+      this.linkLength = this.linkStart[cut];
+      this.images.fill(0, cut, i + count);
+      if (this.lengthMode) this.lengthTokens.fill(0, cut, i + count);
+      this.raw.fill(-1, cut, i + count);
+      // (The map of calls by id is made again as far as needed: it may have read links
+      // that are read afresh.)
+      if (this.byIdAt > this.linkLength) {
+        this.byId = null;
+        this.byIdAt = 0;
+      }
+      count = took;
+    }
+    // (None taken: the latest calls are still those read before.)
+    if (count > 0) this.recentFrom(i, count);
+    return count;
   }
 
   /** After messages `i … i + count - 1` were taken over: the latest calls are those of the
@@ -1919,27 +1959,28 @@ export class Reading {
   }
 
   /**
-   * Results among links `start … end` (a run taken over) get the key of the latest call
-   * with their id before them here (they keep theirs when there is none). A result whose
-   * call is in the same run, a few links before it (the usual case), keeps its key without
-   * a lookup: nothing between them changed.
+   * Results among links `start … end` (a run taken over) whose call is not a few links
+   * before them in the run get the key of the latest call with their id before them here
+   * (they keep theirs when there is none); a result whose call is (the usual case) keeps its
+   * key without a lookup: nothing between them changed. Returns the first result paired by
+   * order and name (a Gemini response without an id: `name:` ids) whose call is not, to be
+   * read afresh, or -1.
    */
-  rekeyResults(start, end) {
+  farResult(start, end) {
     const data = this.linkData, ids = this.ids;
     for (let at = start; at < end; at += 2) {
       if (data[at + 1] !== RESULT) continue;
       const key = data[at];
       let near = false;
-      for (let back = at - 2, stop = Math.max(start, at - 2 * NEAR_LINKS); back >= stop; back -= 2) {
-        if (data[back] === key && data[back + 1] === CALL) {
-          near = true;
-          break;
-        }
+      for (let back = at - 2, stop = Math.max(start, at - 2 * NEAR_LINKS); back >= stop && !near; back -= 2) {
+        near = data[back] === key && data[back + 1] === CALL;
       }
       if (near) continue;
+      if (ids[key].startsWith("name:")) return at;
       const call = this.callKey(ids[key], at);
       if (call !== undefined) data[at] = call;
     }
+    return -1;
   }
 
   /** A reading for another call on the same messages, sharing what was read. */
@@ -2434,9 +2475,11 @@ export function readMessages(messages, formatCode, tag, lengthMode, charsPerToke
     if (k >= 0) {
       let run = 1;
       while (i + run < n && from[i + run] === k + run) run++;
-      r.take(i, before, k, run);
-      r.pieceStart.fill(r.texts.length, i, i + run);
-      i += run;
+      const took = r.take(i, before, k, run);
+      r.pieceStart.fill(r.texts.length, i, i + took);
+      i += took;
+      // (A message it did not take is read afresh.)
+      if (took < run) from[i] = -1;
     } else {
       const check = i >= deferFrom;
       let fits;
