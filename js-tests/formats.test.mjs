@@ -872,6 +872,18 @@ test("gemini: responses without ids answer the calls of the turn before by order
   assert.deepEqual(reduceSync([user("Hello."), ...input], { maxTokens: 1e9 }).rewritten, [2]);
 });
 
+test("gemini: a call turn after a model turn that lost its calls has that model turn go (a functionCall turn follows a user turn)", async () => {
+  const g = stray.gemini;
+  // The first attempt's response never came; the model said something and called again.
+  const input = [g.user("Find the memo."), g.beside("c1"), g.alone("c2"), ...g.result("c2"), g.user("Thanks.")];
+  for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+    const r = await reduce(input, { maxTokens: 1e9, strategy, summarizer: async () => "s" });
+    accepts.gemini(r.messages);
+    assert.deepEqual(r.dropped, [1], strategy);
+    assert.deepEqual(r.kept, [0, 2, 3, 4], strategy);
+  }
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

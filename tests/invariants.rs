@@ -442,6 +442,10 @@ fn calls_follow_user_turns(
         return Ok(());
     }
     let after_user = |m: &MessageInfo| matches!(m.role, Role::User | Role::Tool);
+    // (A model turn whose calls were orphans counts as gone before a call turn after it.)
+    let orphans = orphans_of(t);
+    let lost =
+        |i: usize| t.messages[i].role == Role::Assistant && orphans.contains_key(&(i as u32));
     let calls: HashSet<u32> = out
         .links
         .iter()
@@ -454,7 +458,7 @@ fn calls_follow_user_turns(
         if !calls.contains(&(k as u32))
             || m.role != Role::Assistant
             || i == 0
-            || !after_user(&t.messages[i as usize - 1])
+            || !(after_user(&t.messages[i as usize - 1]) || lost(i as usize - 1))
         {
             continue;
         }

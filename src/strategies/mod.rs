@@ -199,7 +199,9 @@ impl Drops {
 ///   a call that went for this — goes too (it answered what is gone); when it is protected,
 ///   the model turns between it and the user turn before it go instead, `keepLast` or not
 ///   (the rule comes first; a system message or a summary stays). Kept for `startOn` only
-///   counts as unprotected here: nothing that goes is a user input.
+///   counts as unprotected here: nothing that goes is a user input. A call group after a
+///   model turn whose calls were orphans (it stands without them: a model turn) has the
+///   model turns before it go.
 ///   (An input that breaks the rule itself is left as it is.)
 pub(crate) fn settle(
     t: &Transcript,
@@ -239,12 +241,15 @@ pub(crate) fn settle(
             continue;
         }
         let start = group.start as usize;
+        // (A model turn before it whose calls were orphans stands without them: it goes.)
+        let lost =
+            start > 0 && t.messages[start - 1].role == Role::Assistant && s.orphan[start - 1] != 0;
         let broken = calls[start]
             && t.messages[start].role == Role::Assistant
             && start > 0
-            && after_user(start - 1)
+            && (after_user(start - 1) || lost)
             && !before.is_some_and(after_user);
-        if broken && !bound(g) {
+        if broken && !lost && !bound(g) {
             d.remove(t, s, g);
             continue;
         }
