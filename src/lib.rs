@@ -98,9 +98,10 @@ pub fn reduce_sync_with<S: Borrow<Structure>>(
 /// The strategies that only drop: `truncate` and `priority` (and the fallback of the
 /// others). Whatever keeps them, orphans go ([`Structure::ORPHAN`]; a message with orphans
 /// beside other content stands without them). When no trigger fires, they go all the same
-/// (SPEC §9: every output keeps the invariants), as a `truncate` with no target: with them
-/// what `startOn` then asks (a history sliced to start on a tool result starts on the next
-/// user input), nothing more.
+/// (SPEC §9: every output keeps the invariants), with what `startOn` then asks (a history
+/// sliced to start on a tool result starts on the next user input); and as after any
+/// reduction, the targets are met (SPEC §9.7: what is left is reduced to them, if over; see
+/// [`Structure::targets`]).
 fn reduce_without_summarizer<S: Borrow<Structure>>(
     t: &Transcript,
     config: &Config,
@@ -116,13 +117,11 @@ fn drop_with(t: &Transcript, s: &Structure, config: &Config) -> Result<Reduction
         return Ok(Reduction::unchanged(t));
     }
     let protection = protect::protect(t, s, config);
-    let targets = if fired {
-        budget::Targets::of(config)
-    } else {
-        budget::Targets::NONE
-    };
+    let targets = s.targets(t, config);
     match config.strategy {
-        Strategy::Priority if fired => strategies::priority::priority(t, s, &protection, config),
+        Strategy::Priority if targets != budget::Targets::NONE => {
+            strategies::priority::priority(t, s, &protection, config)
+        }
         _ => strategies::truncate::truncate(t, s, &protection, config, &targets),
     }
     .map(|r| r.without_orphans(t, &s.orphan))
@@ -152,7 +151,12 @@ pub fn require_summarizer(config: &Config) -> Result<(), ReduceError> {
 pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, ReduceError> {
     require_summarizer(config)?;
     let s = Structure::of(t);
-    if budget::triggers(t, config).any() {
+    // (With no trigger, orphans go all the same; a summary only when what is left is over a
+    // target.)
+    let (tokens, messages) = s.kept_at_most(t);
+    if budget::triggers(t, config).any()
+        || s.orphans > 0 && !s.targets(t, config).met(tokens, messages)
+    {
         let protection = protect::protect(t, &s, config);
         if let Some(plan) = strategies::summarize::plan(t, &s, &protection, config) {
             return Ok(SummaryStep::Summarize(plan));

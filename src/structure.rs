@@ -69,6 +69,22 @@ impl Structure {
     /// [`Slot::Cleaned`]: crate::Slot::Cleaned
     pub const STRAY: u8 = 2;
 
+    /// The targets a reduction of `t` (of which this is the structure) meets under `config`:
+    /// its own (SPEC §9.7; a reduction for orphans alone too), but none when no trigger fires
+    /// and a message stands as a copy without its orphans, whose size is not known here (at
+    /// its original's, more would go than the copy needs).
+    // (Not `contains`: for bytes it is `memchr`, 265 bytes more of .wasm.)
+    #[allow(clippy::manual_contains)]
+    pub fn targets(&self, t: &Transcript, config: &crate::Config) -> crate::budget::Targets {
+        if !crate::budget::triggers(t, config).any()
+            && self.orphan.iter().any(|&m| m == Structure::STRAY)
+        {
+            crate::budget::Targets::NONE
+        } else {
+            crate::budget::Targets::of(config)
+        }
+    }
+
     /// The tokens and `targetMessages` messages of `t` (of which this is the structure) that
     /// a reduction may keep: all but the orphans that go whole.
     pub fn kept_at_most(&self, t: &Transcript) -> (f64, usize) {

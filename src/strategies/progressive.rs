@@ -15,7 +15,7 @@
 //! the oldest removable groups are dropped as `truncate` would.
 
 use super::{check_budget, choose_drops, keep, CompressionEvent, Fate, Reduction, Slot};
-use crate::budget::{counts_as_message, triggers, Targets};
+use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
 use crate::protect::{keep_last_from, protect, Protection};
@@ -136,13 +136,10 @@ const STAGE_NAMES: [&str; 7] = [
 ];
 
 impl<'a> Progressive<'a> {
-    /// A progressive reduction of `t`, which [`crate::should_reduce`]: when no trigger fires,
-    /// only its orphans go (with what `startOn` then asks, as in `truncate`).
+    /// A progressive reduction of `t`, which [`crate::should_reduce`] (a trigger fires, or it
+    /// has orphans: a reduction all the same, which meets the targets, SPEC §9.7).
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {
         let s = Structure::of(t);
-        // No trigger fires, but the input has orphans: they go, with what the turn rules then
-        // ask, and nothing more (as in `truncate`).
-        let orphans_only = s.orphans > 0 && !triggers(t, config).any();
         let protection = protect(t, &s, config);
         // The newest `keepLast` groups counted as `protect` counts them: conversation groups
         // (system messages and summaries among them are no group of theirs). Counted over
@@ -156,11 +153,7 @@ impl<'a> Progressive<'a> {
         Progressive {
             protection,
             config,
-            targets: if orphans_only {
-                Targets::NONE
-            } else {
-                Targets::of(config)
-            },
+            targets: s.targets(t, config),
             has_summarizer: config.has_summarizer,
             stage: 0,
             tokens: t.messages.iter().map(|m| m.tokens).collect(),
