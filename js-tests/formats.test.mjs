@@ -884,6 +884,35 @@ test("gemini: a call turn after a model turn that lost its calls has that model 
   }
 });
 
+test("gemini: a reading taken over pairs responses as a fresh one does (the turn before: by id, then by order and name), and stays stable", () => {
+  const config = { maxTokens: 100000, countTokens: () => 10 }; // (counts kept: readings are taken over)
+  const same = (h, what) => {
+    const pick = (r) => ({ kept: r.kept, dropped: r.dropped, rewritten: r.rewritten, tokensAfter: r.tokensAfter });
+    assert.deepEqual(pick(reduceSync(h, config)), pick(reduceSync(structuredClone(h), config)), what);
+  };
+  const call = (name, id) => ({ functionCall: { ...(id ? { id } : {}), name, args: {} } });
+  const response = (name, id) => ({ functionResponse: { ...(id ? { id } : {}), name, response: {} } });
+  // A response appended long after its call turn answers nothing (it follows no call turn).
+  const grown = [{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [call("a")] }];
+  for (let k = 0; k < 9; k++) grown.push({ role: "user", parts: [{ text: `more ${k}` }] });
+  reduceSync(grown, config);
+  grown.push({ role: "user", parts: [response("a")] });
+  same(grown, "a response far from its call");
+  // A turn of calls replaced: the responses after it are paired again by order and name.
+  const replaced = [{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [call("a", "c0"), call("a", "c1")] },
+    { role: "user", parts: [response("a"), response("a")] }, { role: "model", parts: [{ text: "done" }] }, { role: "user", parts: [{ text: "next" }] }];
+  reduceSync(replaced, config);
+  replaced[1] = { role: "model", parts: [call("b", "c0"), call("a", "c1")] };
+  same(replaced, "a call turn replaced");
+  // Two calls of one id, a response by id and one by name: reduced, then reduced again.
+  const twice = [{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [call("a", "c5"), call("a", "c5"), call("b", "c9")] },
+    { role: "user", parts: [response("a", "c5"), response("a")] }, { role: "model", parts: [{ text: "done" }] }, { role: "user", parts: [{ text: "next" }] }];
+  const r = reduceSync(twice, config);
+  accepts.gemini(r.messages);
+  assert.equal(reduceSync(r.messages, config).reduced, false, "stable with the same objects");
+  assert.equal(reduceSync(structuredClone(r.messages), config).reduced, false, "and with copies");
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

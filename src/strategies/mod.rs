@@ -244,7 +244,9 @@ pub(crate) fn settle(
         // (A model turn before it whose calls were orphans stands without them: it goes.)
         let lost =
             start > 0 && t.messages[start - 1].role == Role::Assistant && s.orphan[start - 1] != 0;
+        // (A call turn that goes as an orphan keeps no call.)
         let broken = calls[start]
+            && s.orphan[start] != Structure::ORPHAN
             && t.messages[start].role == Role::Assistant
             && start > 0
             && (after_user(start - 1) || lost)

@@ -1810,26 +1810,35 @@ export class Reading {
   /** The key of the latest call with id `id` before the message being read (undefined if
    * none): the calls of the latest message with calls first, else `callKey`. */
   findCall(id) {
-    // (The latest of them with that id, as `callKey` finds it: a result taken over is paired
-    // as a fresh one, when a message has two calls of one id.)
+    return this.recentKey(id) ?? this.callKey(id);
+  }
+
+  /** The key of the latest of the latest calls (see `findCall`) with id `id`, as `callKey`
+   * finds it (a result taken over is paired as a fresh one, when a message has two calls of
+   * one id); undefined if none. */
+  recentKey(id) {
     const recent = this.recentCalls;
     for (let c = this.recentLength - 2; c >= 0; c -= 2) {
       if (recent[c] === id) return recent[c + 1];
     }
-    return this.callKey(id);
+    return undefined;
   }
 
   /**
-   * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name): the call
-   * with its id; else the first call named `name` of the latest message with calls that no
-   * response before it answered (a call with an id answered by a response without one, as
-   * the SDK's examples write them, or the other way round). A response with no call (one
-   * beyond the calls of its name in the turn before, or of a name that turn did not call)
-   * gets a key no call has: an orphan.
+   * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name), of the turn
+   * right before (which the response turn follows): the call with its id; else the first
+   * call named `name` there that no response before it answered (a call with an id answered
+   * by a response without one, as the SDK's examples write them, or the other way round).
+   * A response with no call there (one beyond the calls of its name, or of a name or id that
+   * turn did not call) gets a key no call has: an orphan.
    */
   namedResult(id, name) {
-    let key = id !== undefined ? this.findCall(id) : undefined;
-    if (key === undefined) key = this.unansweredCall(name);
+    let key;
+    // (Only the turn right before: a response turn answers the call turn it follows.)
+    if (this.recentOf === this.index - 1) {
+      if (id !== undefined) key = this.recentKey(id);
+      if (key === undefined) key = this.unansweredCall(name);
+    }
     this.linkKey(RESULT, key !== undefined ? key : this.newKey(id ?? `name:${name}`));
   }
 
@@ -1962,8 +1971,8 @@ export class Reading {
    * Results among links `start … end` (a run taken over) whose call is not a few links
    * before them in the run get the key of the latest call with their id before them here
    * (they keep theirs when there is none); a result whose call is (the usual case) keeps its
-   * key without a lookup: nothing between them changed. Returns the first result paired by
-   * order and name (a Gemini response without an id: `name:` ids) whose call is not, to be
+   * key without a lookup: nothing between them changed. Returns the first such Gemini
+   * response (paired with the turn before, by order and name: see `namedResult`), to be
    * read afresh, or -1.
    */
   farResult(start, end) {
@@ -1976,7 +1985,7 @@ export class Reading {
         near = data[back] === key && data[back + 1] === CALL;
       }
       if (near) continue;
-      if (ids[key].startsWith("name:")) return at;
+      if (this.format === "gemini") return at;
       const call = this.callKey(ids[key], at);
       if (call !== undefined) data[at] = call;
     }
