@@ -913,6 +913,23 @@ test("gemini: a reading taken over pairs responses as a fresh one does (the turn
   assert.equal(reduceSync(structuredClone(r.messages), config).reduced, false, "and with copies");
 });
 
+test("the orphans' event is the same on a first call, which leaves the oldest messages unestimated, as on the next (SPEC §9.10)", () => {
+  const history = [{ role: "system", content: "sys" }];
+  for (let t = 0; t < 40; t++) {
+    history.push({ role: "user", content: `question ${t} `.repeat(20) });
+    history.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}`, type: "function", function: { name: "f", arguments: "{}" } }] });
+    history.push({ role: "assistant", content: `answer ${t} `.repeat(20) });
+  }
+  const orphans = history.filter((m) => m.tool_calls).reduce((sum, m) => sum + estimateTokens(m), 0);
+  const config = { maxTokens: 1000 };
+  const events = (r) => JSON.parse(JSON.stringify(r.events));
+  const first = events(reduceSync(structuredClone(history), config));
+  reduceSync(history, config);
+  assert.deepEqual(events(reduceSync(history, config)), first, "the same objects again");
+  const event = first.find((e) => e.type === "orphans");
+  assert.deepEqual([event.messages, event.tokensBefore, event.tokensAfter], [40, estimateTokens(history), estimateTokens(history) - orphans]);
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

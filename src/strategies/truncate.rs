@@ -72,9 +72,13 @@ pub fn count_decisive(
             .sum()
     };
 
+    // The protected groups, and those with orphans that go whole (the `orphans` event counts
+    // them: the same whichever messages a call counted).
     let mut want = Vec::new();
-    for g in (0..s.groups.len()).filter(|&g| p[g].is_protected()) {
-        unknown_in(g, known, &mut want);
+    for (g, group) in s.groups.iter().enumerate() {
+        if p[g].is_protected() || group.range().any(|i| s.orphan[i] == Structure::ORPHAN) {
+            unknown_in(g, known, &mut want);
+        }
     }
     fill(&want, t, known);
     let mut counted: f64 = (0..s.groups.len())

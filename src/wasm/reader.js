@@ -1447,6 +1447,8 @@ function completeLater(reading, result, known, events) {
   };
   lazy(result, "tokensBefore", known);
   for (const e of events) if (typeof e.tokensBefore === "number") lazy(e, "tokensBefore", e.tokensBefore);
+  // (The orphans' step ends on the whole input without them: every orphan was counted.)
+  for (const e of events) if (e.type === "orphans") lazy(e, "tokensAfter", e.tokensAfter);
 }
 
 /**
