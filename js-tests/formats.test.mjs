@@ -930,6 +930,28 @@ test("the orphans' event is the same on a first call, which leaves the oldest me
   assert.deepEqual([event.messages, event.tokensBefore, event.tokensAfter], [40, estimateTokens(history), estimateTokens(history) - orphans]);
 });
 
+test("a copy without its orphans is decided at its own size: a large stray result beside the user's text makes no strategy remove more", async () => {
+  const input = [
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "gone", content: "x ".repeat(3000) }, { type: "text", text: "Thanks, now summarize it." }] },
+    { role: "assistant", content: "Here is the summary." },
+    { role: "user", content: "And the next step?" },
+    { role: "assistant", content: "Deploy it." },
+  ];
+  const cleaned = [{ role: "user", content: [{ type: "text", text: "Thanks, now summarize it." }] }, ...input.slice(1)];
+  for (const maxTokens of [200, 1000]) {
+    // Over the trigger (200) or under it (1000): the copy fits, so only the stray result goes.
+    assert.ok(estimateTokens(cleaned) <= Math.floor(maxTokens * 0.8));
+    for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+      const r = await reduce(input, { maxTokens, strategy, summarizer: async () => "s" });
+      const where = `${strategy} ${maxTokens}`;
+      assert.deepEqual(r.messages, cleaned, where);
+      assert.deepEqual([r.rewritten, r.dropped, r.overBudget], [[0], [], false], where);
+      assert.equal(r.tokensAfter, estimateTokens(cleaned), where);
+      assert.equal(r.tokensBefore, estimateTokens(input), where);
+    }
+  }
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

@@ -52,12 +52,6 @@ pub struct Targets {
 }
 
 impl Targets {
-    /// No target: every history meets it.
-    pub const NONE: Targets = Targets {
-        tokens: None,
-        messages: None,
-    };
-
     pub fn of(config: &Config) -> Targets {
         Targets {
             tokens: config.target_tokens,

@@ -100,8 +100,7 @@ pub fn reduce_sync_with<S: Borrow<Structure>>(
 /// beside other content stands without them). When no trigger fires, they go all the same
 /// (SPEC §9: every output keeps the invariants), with what `startOn` then asks (a history
 /// sliced to start on a tool result starts on the next user input); and as after any
-/// reduction, the targets are met (SPEC §9.7: what is left is reduced to them, if over; see
-/// [`Structure::targets`]).
+/// reduction, the targets are met (SPEC §9.7: what is left is reduced to them, if over).
 fn reduce_without_summarizer<S: Borrow<Structure>>(
     t: &Transcript,
     config: &Config,
@@ -117,12 +116,11 @@ fn drop_with(t: &Transcript, s: &Structure, config: &Config) -> Result<Reduction
         return Ok(Reduction::unchanged(t));
     }
     let protection = protect::protect(t, s, config);
-    let targets = s.targets(t, config);
     match config.strategy {
-        Strategy::Priority if targets != budget::Targets::NONE => {
-            strategies::priority::priority(t, s, &protection, config)
+        Strategy::Priority => strategies::priority::priority(t, s, &protection, config),
+        _ => {
+            strategies::truncate::truncate(t, s, &protection, config, &budget::Targets::of(config))
         }
-        _ => strategies::truncate::truncate(t, s, &protection, config, &targets),
     }
     .map(|r| r.without_orphans(t, &s.orphan))
 }
@@ -155,7 +153,7 @@ pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, Redu
     // target.)
     let (tokens, messages) = s.kept_at_most(t);
     if budget::triggers(t, config).any()
-        || s.orphans > 0 && !s.targets(t, config).met(tokens, messages)
+        || s.orphans > 0 && !budget::Targets::of(config).met(tokens, messages)
     {
         let protection = protect::protect(t, &s, config);
         if let Some(plan) = strategies::summarize::plan(t, &s, &protection, config) {

@@ -69,31 +69,14 @@ impl Structure {
     /// [`Slot::Cleaned`]: crate::Slot::Cleaned
     pub const STRAY: u8 = 2;
 
-    /// The targets a reduction of `t` (of which this is the structure) meets under `config`:
-    /// its own (SPEC §9.7; a reduction for orphans alone too), but none when no trigger fires
-    /// and a message stands as a copy without its orphans, whose size is not known here (at
-    /// its original's, more would go than the copy needs).
-    // (Not `contains`: for bytes it is `memchr`, 265 bytes more of .wasm.)
-    #[allow(clippy::manual_contains)]
-    pub fn targets(&self, t: &Transcript, config: &crate::Config) -> crate::budget::Targets {
-        if !crate::budget::triggers(t, config).any()
-            && self.orphan.iter().any(|&m| m == Structure::STRAY)
-        {
-            crate::budget::Targets::NONE
-        } else {
-            crate::budget::Targets::of(config)
-        }
-    }
-
     /// The tokens and `targetMessages` messages of `t` (of which this is the structure) that
-    /// a reduction may keep: all but the orphans that go whole.
+    /// a reduction may keep: its messages as counted (without what [`Transcript::uncounted`]
+    /// holds) but for the orphans that go whole.
     pub fn kept_at_most(&self, t: &Transcript) -> (f64, usize) {
-        let mut tokens = t.total_tokens();
-        let mut messages = 0;
+        let (mut tokens, mut messages) = (0.0, 0);
         for (m, &mark) in t.messages.iter().zip(&self.orphan) {
-            if mark == Structure::ORPHAN {
-                tokens -= m.tokens;
-            } else {
+            if mark != Structure::ORPHAN {
+                tokens += m.tokens;
                 messages += usize::from(crate::budget::counts_as_message(m));
             }
         }
@@ -279,7 +262,8 @@ impl Structure {
         // What each message's marks make it, from the last: a message with only orphans (a
         // tool message, a message of calls alone) goes whole, any other keeps the rest; a
         // reasoning item goes when every call item after it goes. (`calls_go`: the messages
-        // of calls alone from j + 1 on, up to the next other one, all go; there is one.)
+        // of calls alone from j + 1 on, up to the next other one or the group's end, all go;
+        // there is one.)
         let mut calls_go = false;
         for j in (start..n).rev() {
             let m = &messages[j];
@@ -299,12 +283,10 @@ impl Structure {
                 Structure::STRAY
             };
             self.orphan[j] = mark;
-            let next_calls = messages
-                .get(j + 1)
-                .is_some_and(|m| m.flags & flags::CALLS_ONLY != 0);
+            // (Through the messages of one group only: `extend` makes a group again whole.)
             calls_go = m.flags & flags::CALLS_ONLY != 0
                 && mark == Structure::ORPHAN
-                && (calls_go || !next_calls);
+                && (calls_go || !joins_next(t, j));
         }
 
         // One pass over the messages: groups, the group of each, and rounds.

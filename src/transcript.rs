@@ -137,6 +137,13 @@ pub struct Transcript {
     pub messages: Vec<MessageInfo>,
     /// Sorted by message index.
     pub links: Vec<Link>,
+    /// The input's tokens that its messages, as counted here, leave out: the orphans of the
+    /// messages counted as their copies without them (see [`Structure::STRAY`]). The total
+    /// ([`Transcript::total_tokens`]: triggers, `tokensBefore`) is the input's; what a
+    /// reduction keeps is counted as it stands.
+    ///
+    /// [`Structure::STRAY`]: crate::structure::Structure::STRAY
+    pub uncounted: f64,
 }
 
 impl Transcript {
@@ -145,6 +152,7 @@ impl Transcript {
             format,
             messages: Vec::new(),
             links: Vec::new(),
+            uncounted: 0.0,
         }
     }
 
@@ -168,8 +176,11 @@ impl Transcript {
         self.links.push(Link { message, key, kind });
     }
 
-    /// The sum of the messages' tokens (0, not the -0 of an empty `f64` sum, for none).
+    /// The input's tokens: the sum of the messages' (0, not the -0 of an empty `f64` sum, for
+    /// none), and what they leave out ([`Transcript::uncounted`]).
     pub fn total_tokens(&self) -> f64 {
-        self.messages.iter().fold(0.0, |sum, m| sum + m.tokens)
+        self.messages
+            .iter()
+            .fold(self.uncounted, |sum, m| sum + m.tokens)
     }
 }

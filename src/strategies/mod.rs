@@ -81,7 +81,8 @@ impl Reduction {
     /// by an event `"orphans"` when some message carries orphans: each is gone from the
     /// output, or stands without them ([`keep`]), or went with its group.
     pub(crate) fn without_orphans(mut self, t: &Transcript, orphan: &[u8]) -> Reduction {
-        let (mut count, mut after) = (0, self.tokens_before);
+        // (From the input to the input without any orphan: cut from copies, or gone whole.)
+        let (mut count, mut after) = (0, self.tokens_before - t.uncounted);
         for (m, &mark) in t.messages.iter().zip(orphan) {
             count += usize::from(mark != 0);
             if mark == Structure::ORPHAN {

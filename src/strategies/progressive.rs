@@ -153,7 +153,7 @@ impl<'a> Progressive<'a> {
         Progressive {
             protection,
             config,
-            targets: s.targets(t, config),
+            targets: Targets::of(config),
             has_summarizer: config.has_summarizer,
             stage: 0,
             tokens: t.messages.iter().map(|m| m.tokens).collect(),
@@ -162,17 +162,18 @@ impl<'a> Progressive<'a> {
             written: Vec::new(),
             queue: Vec::new(),
             events: Vec::new(),
-            stage_start: t.total_tokens(),
+            // (The messages as counted: copies without their orphans as they stand.)
+            stage_start: t.total_tokens() - t.uncounted,
             stage_count: 0,
             pending: None,
             latest_user: t.messages.iter().rposition(|m| m.is_real_user()),
             keep_last_start,
-            running_tokens: t.total_tokens(),
+            running_tokens: t.total_tokens() - t.uncounted,
             running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
             orphans: {
                 let (tokens, messages) = s.kept_at_most(t);
                 let all = t.messages.iter().filter(|m| counts_as_message(m)).count();
-                (t.total_tokens() - tokens, all - messages)
+                (t.total_tokens() - t.uncounted - tokens, all - messages)
             },
             t,
             s,

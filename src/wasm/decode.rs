@@ -14,7 +14,6 @@ use crate::config::{Config, OptionValue};
 use crate::error;
 use crate::estimate::Estimator;
 use crate::formats::{Format, FormatChoice};
-use crate::strategies::{Reduction, Slot};
 use crate::transcript::{Link, LinkKind, MessageInfo, Role, Transcript};
 
 impl From<error::ReduceError> for JsValue {
@@ -186,7 +185,39 @@ pub fn decode_for_reduction(
     messages: &JsValue,
     call: &Call,
 ) -> Result<(Rc<Transcript>, Reading), JsValue> {
-    decode_with(messages, call, None, !call.callbacks.on_event.is_function())
+    let (t, reading) = decode_with(messages, call, None, !call.callbacks.on_event.is_function())?;
+    Ok((as_output(t, &reading, call)?, reading))
+}
+
+/// `t` with each message that carries orphans beside other content (SPEC §9.4: a
+/// `Structure::STRAY`) counted as the copy without them that a reduction outputs, so that
+/// what it keeps is decided and counted as it stands (`Transcript::uncounted` keeps the
+/// input's total). Estimated counts only: a caller's (`countTokens`, `tokenCounts`) are of
+/// the original, by its index, and stand; and a reading left partly unestimated (see
+/// `estimating`) is decided at the originals' sizes. A new transcript, not memoised.
+#[inline(never)]
+fn as_output(t: Rc<Transcript>, reading: &Reading, call: &Call) -> Result<Rc<Transcript>, JsValue> {
+    let counted =
+        call.callbacks.count_tokens.is_function() || Array::is_array(&call.callbacks.token_counts);
+    if counted || reading.pending() || !super::js::has_orphans(reading) {
+        return Ok(t);
+    }
+    let s = crate::structure::Structure::of(&t);
+    let stray: Vec<u32> = (0..t.len() as u32)
+        .filter(|&i| s.orphan[i as usize] == crate::structure::Structure::STRAY)
+        .collect();
+    if stray.is_empty() {
+        return Ok(t);
+    }
+    let mut out = (*t).clone();
+    let copies = pick(reading, &stray);
+    for (k, &i) in stray.iter().enumerate() {
+        let m = &mut out.messages[i as usize];
+        let tokens = count_new_message(&copies.get(k as u32), call, t.format)?;
+        out.uncounted += m.tokens - tokens;
+        m.tokens = tokens;
+    }
+    Ok(Rc::new(out))
 }
 
 /// The tokens of one message this library wrote (a summary), in `format`, counted as the
@@ -194,31 +225,6 @@ pub fn decode_for_reduction(
 pub fn count_new_message(message: &JsValue, call: &Call, format: Format) -> Result<f64, JsValue> {
     let (t, _) = decode_with(&Array::of1(message), call, Some(format), false)?;
     Ok(t.total_tokens())
-}
-
-/// What the copies without orphan results (SPEC §9.4: `Slot::Cleaned`) in `r`'s output (a
-/// reduction of `t`) save against their originals, which `r` counted: `tokensAfter` is
-/// the output's tokens (SPEC §8). Estimated counts only: a caller's counts (`countTokens`,
-/// `tokenCounts`) are of the original, by its index, and stand (a copy counted as message
-/// 0 of its own was another message's count).
-#[inline(never)]
-pub fn cleaned_saving(
-    r: &Reduction,
-    call: &Call,
-    reading: &Reading,
-    t: &Transcript,
-) -> Result<f64, JsValue> {
-    let mut saved = 0.0;
-    if call.callbacks.count_tokens.is_function() || Array::is_array(&call.callbacks.token_counts) {
-        return Ok(saved);
-    }
-    for s in &r.output {
-        if let Slot::Cleaned(i) = *s {
-            let copy = pick(reading, &[i]).get(0);
-            saved += t.messages[i as usize].tokens - count_new_message(&copy, call, t.format)?;
-        }
-    }
-    Ok(saved)
 }
 
 fn decode_with(

@@ -100,12 +100,10 @@ impl Indices {
 }
 
 /// The `ReduceResult` of `r` (whose indices are `indices`), built from the input objects.
-/// `events` are the result's events (the core's, with what the boundary added); `saved`:
-/// what its copies without orphans save against their originals (`cleaned_saving`).
+/// `events` are the result's events (the core's, with what the boundary added).
 pub fn encode_result(
     reading: &Reading,
     r: &Reduction,
-    saved: f64,
     indices: &Indices,
     writings: &Writings,
     events: &Array,
@@ -117,7 +115,7 @@ pub fn encode_result(
         f64::from(u8::from(r.reduced)),
         (r.fate.len() - kept.len()) as f64,
         r.tokens_before,
-        r.tokens_after - saved,
+        r.tokens_after,
         f64::from(u8::from(r.over_budget)),
         f64::from(indices.listed),
     ];

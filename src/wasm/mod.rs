@@ -143,8 +143,9 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
             0.0,
         )?;
     }
-    // Counts given per call are not memoised (see `memo`).
-    let memo = !Array::is_array(&call.callbacks.token_counts);
+    // Counts given per call are not memoised (see `memo`), nor a transcript with copies
+    // counted without their orphans (see `decode::as_output`).
+    let memo = !Array::is_array(&call.callbacks.token_counts) && t.uncounted == 0.0;
     let version = reading.version();
     let reduction = match memo
         .then(|| memo::reduction(version, &call.config, t))
@@ -172,11 +173,9 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
         }
     };
     let (reduction, indices) = &*reduction;
-    let saved = decode::cleaned_saving(reduction, call, reading, t)?;
     let result = encode_result(
         reading,
         reduction,
-        saved,
         indices,
         &Writings::none(),
         &core_events(reduction),

@@ -107,7 +107,7 @@ fn unchanged_or_start(
         set(e, "tokens", t.total_tokens());
     })?;
     if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, t, &Reduction::unchanged(t), started).map(Some);
+        return finish_plain(call, reading, &Reduction::unchanged(t), started).map(Some);
     }
     Ok(None)
 }
@@ -130,7 +130,7 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
     }
     let r = p.finish()?;
     let events = core_events(&r);
-    finish(call, reading, t, &r, writings, events, started)
+    finish(call, reading, &r, writings, events, started)
 }
 
 /// `progressive` with the summarizer (`reduce`): stages 1–6.
@@ -291,5 +291,5 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
         let at = places.get(k as u32).as_f64().unwrap_or(0.0) as u32 + k as u32;
         events.splice(at, 0, &failed);
     }
-    finish(call, reading, t, &r, writings, events, started)
+    finish(call, reading, &r, writings, events, started)
 }

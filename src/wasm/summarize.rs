@@ -6,7 +6,7 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::decode::{cleaned_saving, count_new_message, set, Call};
+use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
     call_summarizer, emit, failure_message, make_message, now, pick, summarizer_error,
@@ -226,13 +226,13 @@ pub async fn reduce_with_summarizer(
         set(e, "tokens", t.total_tokens());
     })?;
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_plain(call, reading, t, &r, started),
+        SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
     if plan.limit <= 0.0 {
         // What must stay misses the token target by itself, and no summary can help: what
         // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
-        return finish_plain(call, reading, t, &crate::fallback(t, config)?, started);
+        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -282,7 +282,7 @@ pub async fn reduce_with_summarizer(
                         summary,
                         ..Writings::none()
                     };
-                    return finish(call, reading, t, &r, writings, events, started);
+                    return finish(call, reading, &r, writings, events, started);
                 }
             }
         }
@@ -296,26 +296,17 @@ pub async fn reduce_with_summarizer(
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish(call, reading, t, &r, Writings::none(), events, started)
+    finish(call, reading, &r, Writings::none(), events, started)
 }
 
 /// [`finish`] for a reduction that wrote nothing.
 pub fn finish_plain(
     call: &Call,
     reading: &Reading,
-    t: &Transcript,
     r: &Reduction,
     started: f64,
 ) -> Result<JsValue, JsValue> {
-    finish(
-        call,
-        reading,
-        t,
-        r,
-        Writings::none(),
-        core_events(r),
-        started,
-    )
+    finish(call, reading, r, Writings::none(), core_events(r), started)
 }
 
 /// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so
@@ -342,25 +333,22 @@ pub fn ended_with(call: &Call, t: &Transcript, started: f64, error: JsValue) -> 
 pub fn finish(
     call: &Call,
     reading: &Reading,
-    t: &Transcript,
     r: &Reduction,
     writings: Writings,
     events: Array,
     started: f64,
 ) -> Result<JsValue, JsValue> {
-    let saved = cleaned_saving(r, call, reading, t)?;
     call.callbacks.ended.set(true);
     report(call, "reduceEnd", |e| {
         set(e, "reduced", r.reduced);
         set(e, "tokensBefore", r.tokens_before);
-        set(e, "tokensAfter", r.tokens_after - saved);
+        set(e, "tokensAfter", r.tokens_after);
         set(e, "overBudget", r.over_budget);
         set(e, "durationMs", now() - started);
     })?;
     Ok(encode_result(
         reading,
         r,
-        saved,
         &Indices::of(r),
         &writings,
         &events,
