@@ -952,6 +952,28 @@ test("a copy without its orphans is decided at its own size: a large stray resul
   }
 });
 
+test("gemini: a response whose id no call of the turn before has answers none (by id, else by order and name)", () => {
+  const input = [
+    { role: "user", parts: [{ text: "read two files" }] },
+    { role: "model", parts: [{ functionCall: { id: "c1", name: "read", args: { f: 1 } } }, { functionCall: { id: "c2", name: "read", args: { f: 2 } } }] },
+    { role: "user", parts: [{ functionResponse: { id: "c2", name: "read", response: { r: 2 } } }, { functionResponse: { id: "zzz", name: "read", response: { r: "?" } } }] },
+    { role: "model", parts: [{ text: "done" }] },
+  ];
+  const r = reduceSync(input, { maxTokens: 1e9 });
+  assert.deepEqual(r.rewritten, [1, 2]);
+  assert.deepEqual(r.messages[1].parts, [input[1].parts[1]]);
+  assert.deepEqual(r.messages[2].parts, [input[2].parts[0]]);
+  accepts.gemini(r.messages);
+});
+
+test("the result is the same for the same input, with a summarizer that takes its time (no durations in result.events)", async () => {
+  const input = () => [{ role: "user", content: "q1 " + "word ".repeat(150) }, { role: "assistant", content: "a1 " + "word ".repeat(150) }, { role: "user", content: "q2" }, { role: "assistant", content: "a2" }];
+  const config = { strategy: "summarize", maxTokens: 200, summarizer: async () => { await new Promise((resolve) => setTimeout(resolve, 3 + Math.random() * 5)); return "the user asked q1"; } };
+  const seen = new Set();
+  for (let k = 0; k < 4; k++) seen.add(JSON.stringify(await reduce(input(), config)));
+  assert.equal(seen.size, 1);
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

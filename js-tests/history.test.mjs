@@ -546,6 +546,8 @@ test("ChatHistory says when the last prepare() missed its budget (stats().overBu
   history.push({ role: "user", content: "a long question ".repeat(40) }); // the latest input alone is over
   await history.prepare();
   assert.equal(history.stats().overBudget, true);
+  // (Kept through a JSON round trip, as the rest of the stats.)
+  assert.equal(ChatHistory.fromJSON(JSON.parse(JSON.stringify(history)), config).stats().overBudget, true);
   history.push({ role: "assistant", content: "ok" }, { role: "user", content: "short" });
   await history.prepare();
   assert.equal(history.stats().overBudget, false);

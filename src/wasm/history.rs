@@ -413,6 +413,7 @@ impl ChatHistory {
                 s.stats.reductions as f64,
                 s.stats.summarizer_calls as f64,
                 s.stats.tokens_saved,
+                f64::from(u8::from(s.over_budget)),
             ],
             &or_null(s.prompt_len.map(|n| n as f64)),
             &or_null(s.pending_output),
@@ -473,6 +474,7 @@ impl ChatHistory {
             s.prompt_len = number(8).map(|n| n as u32);
             s.pending_output = number(9);
             s.calibration = number(10);
+            s.over_budget = part(11).is_truthy();
         }
         Ok(history)
     }

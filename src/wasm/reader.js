@@ -1830,7 +1830,8 @@ export class Reading {
    * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name), of the turn
    * right before (which the response turn follows): the call with its id; else the first
    * call named `name` there that no response before it answered (a call with an id answered
-   * by a response without one, as the SDK's examples write them, or the other way round).
+   * by a response without one, as the SDK's examples write them, or the other way round; a
+   * response whose id no call has answers no call with another).
    * A response with no call there (one beyond the calls of its name, or of a name or id that
    * turn did not call) gets a key no call has: an orphan.
    */
@@ -1839,14 +1840,16 @@ export class Reading {
     // (Only the turn right before: a response turn answers the call turn it follows.)
     if (this.recentOf === this.index - 1) {
       if (id !== undefined) key = this.recentKey(id);
-      if (key === undefined) key = this.unansweredCall(name);
+      // (A response with an id answers by name only a call without one.)
+      if (key === undefined) key = this.unansweredCall(name, id !== undefined);
     }
     this.linkKey(RESULT, key !== undefined ? key : this.newKey(id ?? `name:${name}`));
   }
 
   /** The key of the first call named `name` among the latest calls (those of Gemini message
-   * `recentOf`, whose functionCall parts made them, in order) with no result yet. */
-  unansweredCall(name) {
+   * `recentOf`, whose functionCall parts made them, in order) with no result yet (`noId`:
+   * of those without an id). */
+  unansweredCall(name, noId) {
     if (this.recentLength === 0) return undefined;
     const parts = this.items[this.recentOf].parts, recent = this.recentCalls, data = this.linkData;
     let c = 0;
@@ -1855,7 +1858,7 @@ export class Reading {
       if (c >= this.recentLength) break;
       const key = recent[c + 1];
       c += 2;
-      if (p.functionCall.name !== name) continue;
+      if (p.functionCall.name !== name || (noId && linkId(p.functionCall.id) !== undefined)) continue;
       let answered = false;
       for (let at = this.linkStart[this.recentOf]; at < this.linkLength && !answered; at += 2) {
         answered = data[at] === key && data[at + 1] === RESULT;
@@ -2952,7 +2955,8 @@ const STATE_VERSION = 2;
 /**
  * `ChatHistory.toJSON()`'s state: plain JSON, versioned (`ChatHistoryState` in the typings;
  * `readState` reads it back). The arrays are the history's own (copied here); `stats`:
- * reductions, summarizer calls, tokens saved; the last three null or a number.
+ * reductions, summarizer calls, tokens saved, 1 when the last reduction was over budget;
+ * the last three null or a number.
  */
 export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
   const at = firstIndices(original);
@@ -2965,7 +2969,7 @@ export function writeState(messages, original, counts, events, offloaded, stats,
     counts,
     events,
     offloaded: offloadedState(offloaded, at),
-    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2] },
+    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1 },
     promptLength,
     pendingOutputTokens,
     calibration,
@@ -3035,6 +3039,7 @@ export function readState(state) {
     typeof promptLength === "number" ? whole(promptLength) : undefined,
     count(get(state, "pendingOutputTokens")),
     typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
+    get(stats, "overBudget") === true,
   ];
 }
 

@@ -273,7 +273,8 @@ pub async fn reduce_with_summarizer(
                     let e: Object = events.get(0).unchecked_into();
                     set(&e, "kind", "history");
                     set(&e, "summaryTokens", tokens);
-                    set(&e, "durationMs", answer.duration_ms);
+                    // (Not its duration: the result is the same for the same input, SPEC §9.10;
+                    // `onEvent`'s `summarizeEnd` tells it.)
                     if !answer.usage.is_undefined() {
                         set(&e, "usage", answer.usage.clone());
                     }

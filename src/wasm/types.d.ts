@@ -347,7 +347,7 @@ export interface ChatHistoryState<M = Message> {
   /** The originals of each offload id; one that is a message of `original` is its index
    * there (a number), not a second copy. */
   offloaded: Record<string, Array<M | number>>;
-  stats: { reductions: number; summarizerCalls: number; tokensSaved: number };
+  stats: { reductions: number; summarizerCalls: number; tokensSaved: number; overBudget?: boolean };
   promptLength: number | null;
   pendingOutputTokens: number | null;
   /** The correction factor learned from recordUsage. */
