@@ -185,8 +185,7 @@ pub fn decode_for_reduction(
     messages: &JsValue,
     call: &Call,
 ) -> Result<(Rc<Transcript>, Reading), JsValue> {
-    let (t, reading) = decode_with(messages, call, None, !call.callbacks.on_event.is_function())?;
-    Ok((as_output(t, &reading, call)?, reading))
+    decode_with(messages, call, None, !call.callbacks.on_event.is_function())
 }
 
 /// `t` with each message that carries orphans beside other content (SPEC §9.4: a
@@ -196,13 +195,22 @@ pub fn decode_for_reduction(
 /// the original, by its index, and stand; and a reading left partly unestimated (see
 /// `estimating`) is decided at the originals' sizes. A new transcript, not memoised.
 #[inline(never)]
-fn as_output(t: Rc<Transcript>, reading: &Reading, call: &Call) -> Result<Rc<Transcript>, JsValue> {
+pub fn as_output(
+    t: Rc<Transcript>,
+    reading: &Reading,
+    call: &Call,
+) -> Result<Rc<Transcript>, JsValue> {
     let counted =
         call.callbacks.count_tokens.is_function() || Array::is_array(&call.callbacks.token_counts);
-    if counted || reading.pending() || !super::js::has_orphans(reading) {
+    if counted || reading.pending() {
         return Ok(t);
     }
-    let s = crate::structure::Structure::of(&t);
+    // (The structure kept for these messages: the reduction that follows takes it.)
+    let (version, base) = (reading.version(), reading.base_version());
+    let s = super::memo::structure(version, base, call.config.calibration, &t);
+    if s.orphans == 0 {
+        return Ok(t);
+    }
     let stray: Vec<u32> = (0..t.len() as u32)
         .filter(|&i| s.orphan[i as usize] == crate::structure::Structure::STRAY)
         .collect();

@@ -259,8 +259,6 @@ extern "C" {
     #[wasm_bindgen(js_name = wrapSummary)]
     pub fn wrap_summary(text: &JsString, tag: &str) -> JsString;
     pub fn pick(reading: &Reading, indices: &[u32]) -> Array;
-    #[wasm_bindgen(js_name = hasOrphans)]
-    pub fn has_orphans(reading: &Reading) -> bool;
     #[wasm_bindgen(js_name = callSummarizer)]
     pub fn call_summarizer(
         summarizer: &JsValue,

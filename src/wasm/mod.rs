@@ -109,6 +109,7 @@ pub fn reduce_sync(
 ) -> Result<JsValue, JsValue> {
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
+    let transcript = decode::as_output(transcript, &reading, &call)?;
     reduce_now(&call, &transcript, &reading)
 }
 
@@ -219,6 +220,7 @@ impl Started {
     fn read(messages: &JsValue, config: &JsValue) -> Result<Started, JsValue> {
         let call = decode_config(config, true)?;
         let (transcript, reading) = decode_for_reduction(messages, &call)?;
+        let transcript = decode::as_output(transcript, &reading, &call)?;
         Ok(Started {
             call,
             transcript,

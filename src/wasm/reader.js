@@ -3180,11 +3180,6 @@ function hashText(text) {
   return (h >>> 0).toString(16);
 }
 
-/** Whether the reading has orphans (see `orphanLinks`): most histories have none. */
-export function hasOrphans(reading) {
-  return (reading.orphans ??= orphanLinks(reading)).size > 0;
-}
-
 /** The originals at `indices`, for a summarize request or `result.offloaded`: each as a
  * reduction outputs it, without its orphan results (`withoutOrphans`: the summarizer may
  * hand them to a model, which refuses a tool result without its call). */
