@@ -974,6 +974,19 @@ test("the result is the same for the same input, with a summarizer that takes it
   assert.equal(seen.size, 1);
 });
 
+test("a truncation with a copy without orphans decides the same on new objects (estimating only what decides) as on the same objects again", () => {
+  const history = [];
+  for (let k = 0; k < 150; k++) history.push({ role: "user", content: `question ${k} `.repeat(30) }, { role: "assistant", content: `answer ${k} `.repeat(30) });
+  // Near the end, an answer beside a call whose result never came: output as a copy.
+  history.splice(history.length - 3, 0, { role: "assistant", content: "Let me check.", tool_calls: [{ id: "lost", type: "function", function: { name: "search", arguments: JSON.stringify({ q: "x".repeat(400) }) } }] });
+  const config = { maxTokens: Math.floor(estimateTokens(history) / 10) };
+  const pick = (r) => JSON.parse(JSON.stringify({ ...r, messages: undefined }));
+  const first = pick(reduceSync(structuredClone(history), config));
+  assert.ok(first.rewritten.includes(history.length - 4));
+  reduceSync(history, config);
+  assert.deepEqual(pick(reduceSync(history, config)), first);
+});
+
 test("a growing history: a call pending on one turn stays, and goes once a user input follows it without its result (memoised readings)", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const call = { role: "assistant", content: null, tool_calls: [{ id: "late", type: "function", function: { name: "search", arguments: "{}" } }] };

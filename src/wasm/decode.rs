@@ -339,21 +339,30 @@ fn decode_with(
     let mut offered = None;
     // A few short new messages (a growing history) are cheaper to estimate than to choose
     // among.
-    let pending = if decisive
+    // `Some(left)` when a decisive estimate counted what decides the reduction; with orphans
+    // every message is counted (a copy without them is decided at its own size, `as_output`:
+    // the result is the same whichever messages a call counted).
+    let decided = if decisive
         && estimating::decisive_allowed(config, &reading, counted || given_any)
         && reading.units(&missing, estimating::FEW_UNITS) > estimating::FEW_UNITS
     {
-        let (pending, structure) =
+        let (left, structure) =
             estimate_decisive(&reading, &est, &mut transcript, config, &missing, &mut raw);
-        offered = Some(structure);
-        pending
+        (!left || structure.orphans == 0).then(|| {
+            offered = Some(structure);
+            left
+        })
     } else {
+        None
+    };
+    let pending = decided.unwrap_or_else(|| {
+        // (All of them: also those a decisive estimate counted, the same again.)
         est.estimate(&reading, &missing, &mut raw);
         for &i in &missing {
             transcript.messages[i as usize].tokens = est.tokens(raw[i as usize]);
         }
         false
-    };
+    });
     reading.set_pending(pending);
     if !pending {
         reading.drop_texts();
