@@ -151,10 +151,11 @@ pub fn plan_summary(t: &Transcript, config: &Config) -> Result<SummaryStep, Redu
     let s = Structure::of(t);
     // (With no trigger, orphans go all the same; a summary only when what is left is over a
     // target.)
-    let (tokens, messages) = s.kept_at_most(t);
-    if budget::triggers(t, config).any()
-        || s.orphans > 0 && !budget::Targets::of(config).met(tokens, messages)
-    {
+    let over = || {
+        let (tokens, messages) = s.kept_at_most(t);
+        !budget::Targets::of(config).met(tokens, messages)
+    };
+    if budget::triggers(t, config).any() || s.orphans > 0 && over() {
         let protection = protect::protect(t, &s, config);
         if let Some(plan) = strategies::summarize::plan(t, &s, &protection, config) {
             return Ok(SummaryStep::Summarize(plan));

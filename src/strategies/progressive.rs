@@ -150,6 +150,10 @@ impl<'a> Progressive<'a> {
             .groups
             .get(keep_last_from(t, &s, config.keep_last))
             .map_or(t.len(), |g| g.start as usize);
+        // (The messages as counted: copies without their orphans as they stand.)
+        let counted = t.total_tokens() - t.uncounted;
+        let messages = t.messages.iter().filter(|m| counts_as_message(m)).count();
+        let (kept_tokens, kept_messages) = s.kept_at_most(t);
         Progressive {
             protection,
             config,
@@ -162,19 +166,14 @@ impl<'a> Progressive<'a> {
             written: Vec::new(),
             queue: Vec::new(),
             events: Vec::new(),
-            // (The messages as counted: copies without their orphans as they stand.)
-            stage_start: t.total_tokens() - t.uncounted,
+            stage_start: counted,
             stage_count: 0,
             pending: None,
             latest_user: t.messages.iter().rposition(|m| m.is_real_user()),
             keep_last_start,
-            running_tokens: t.total_tokens() - t.uncounted,
-            running_messages: t.messages.iter().filter(|m| counts_as_message(m)).count(),
-            orphans: {
-                let (tokens, messages) = s.kept_at_most(t);
-                let all = t.messages.iter().filter(|m| counts_as_message(m)).count();
-                (t.total_tokens() - t.uncounted - tokens, all - messages)
-            },
+            running_tokens: counted,
+            running_messages: messages,
+            orphans: (counted - kept_tokens, messages - kept_messages),
             t,
             s,
         }

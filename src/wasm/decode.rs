@@ -192,8 +192,8 @@ pub fn decode_for_reduction(
 /// `Structure::STRAY`) counted as the copy without them that a reduction outputs, so that
 /// what it keeps is decided and counted as it stands (`Transcript::uncounted` keeps the
 /// input's total). Estimated counts only: a caller's (`countTokens`, `tokenCounts`) are of
-/// the original, by its index, and stand; and a reading left partly unestimated (see
-/// `estimating`) is decided at the originals' sizes. A new transcript, not memoised.
+/// the original, by its index, and stand. (A reading with orphans is never left partly
+/// unestimated: see `decode_with`.) A new transcript, not memoised.
 #[inline(never)]
 pub fn as_output(
     t: Rc<Transcript>,
