@@ -872,6 +872,40 @@ test("gemini: responses without ids answer the calls of the turn before by order
   assert.deepEqual(reduceSync([user("Hello."), ...input], { maxTokens: 1e9 }).rewritten, [2]);
 });
 
+test("gemini: parallel calls answered one response turn each (as a history converted from OpenAI's) are paired, not orphans", () => {
+  const call = (name, id) => ({ functionCall: { ...(id ? { id } : {}), name, args: { q: name } } });
+  const response = (name, id) => ({ role: "user", parts: [{ functionResponse: { ...(id ? { id } : {}), name, response: { output: `${name} `.repeat(40) } } }] });
+  const user = (text) => ({ role: "user", parts: [{ text }] });
+  for (const ids of [true, false]) {
+    const id = (k) => (ids ? `c${k}` : undefined);
+    const input = [user("Look these up."), { role: "model", parts: [call("a", id(1)), call("b", id(2)), call("c", id(3))] },
+      response("a", id(1)), response("b", id(2)), response("c", id(3)), { role: "model", parts: [{ text: "Found them." }] }, user("Thanks.")];
+    const whole = reduceSync(input, { maxTokens: 1e9 });
+    assert.equal(whole.reduced, false, `ids ${ids}: nothing is an orphan`);
+    assert.deepEqual(whole.messages, input);
+    // The call turn and its three response turns are one group: kept or removed together.
+    for (const maxTokens of [40, 80, 120, 160, 200]) {
+      const r = reduceSync(input, { maxTokens, startOn: "any" });
+      const kept = new Set(r.kept);
+      assert.ok([1, 2, 3, 4].every((k) => kept.has(k)) || [1, 2, 3, 4].every((k) => !kept.has(k)), `ids ${ids}, maxTokens ${maxTokens}: ${r.kept}`);
+      assert.deepEqual(r.rewritten, []);
+    }
+    // The same on a second call (the reading taken over) and on copies.
+    assert.deepEqual(reduceSync(input, { maxTokens: 100, startOn: "any" }).kept, reduceSync(structuredClone(input), { maxTokens: 100, startOn: "any" }).kept);
+  }
+  // A response after a user input, or far after its call turn, answers nothing: an orphan.
+  const late = [user("q"), { role: "model", parts: [call("a"), call("b")] }, response("a"), user("and?"), response("b"), user("Thanks.")];
+  const r = reduceSync(late, { maxTokens: 1e9 });
+  assert.deepEqual([r.dropped, r.rewritten], [[4], [1]]);
+  const far = [user("q"), { role: "model", parts: Array.from({ length: 9 }, (_, k) => call(`f${k}`)) }];
+  for (let k = 0; k < 9; k++) far.push(response(`f${k}`));
+  far.push(user("Thanks."));
+  const f = reduceSync(far, { maxTokens: 1e9 });
+  assert.deepEqual(f.dropped, [10], "the ninth response turn is past the turns a response may follow its calls by");
+  reduceSync(far, { maxTokens: 1e9 });
+  assert.deepEqual(reduceSync(far, { maxTokens: 1e9 }).dropped, [10], "and so after a take-over");
+});
+
 test("gemini: a call turn after a model turn that lost its calls has that model turn go (a functionCall turn follows a user turn)", async () => {
   const g = stray.gemini;
   // The first attempt's response never came; the model said something and called again.

@@ -1827,23 +1827,37 @@ export class Reading {
   }
 
   /**
-   * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name), of the turn
-   * right before (which the response turn follows): the call with its id; else the first
-   * call named `name` there that no response before it answered (a call with an id answered
-   * by a response without one, as the SDK's examples write them, or the other way round; a
-   * response whose id no call has answers no call with another).
+   * A Gemini `functionResponse` (SPEC §2: matched by id, else by order and name), of the call
+   * turn it follows (right before it, or before the response turns between them: parallel
+   * calls answered one turn each, as a history converted from OpenAI's has them): the call
+   * with its id; else the first call named `name` there that no response before it answered
+   * (a call with an id answered by a response without one, as the SDK's examples write them,
+   * or the other way round; a response whose id no call has answers no call with another).
    * A response with no call there (one beyond the calls of its name, or of a name or id that
-   * turn did not call) gets a key no call has: an orphan.
+   * turn did not call, or after a user input or model turn) gets a key no call has: an orphan.
    */
   namedResult(id, name) {
     let key;
-    // (Only the turn right before: a response turn answers the call turn it follows.)
-    if (this.recentOf === this.index - 1) {
+    if (this.followsCalls()) {
       if (id !== undefined) key = this.recentKey(id);
       // (A response with an id answers by name only a call without one.)
       if (key === undefined) key = this.unansweredCall(name, id !== undefined);
     }
     this.linkKey(RESULT, key !== undefined ? key : this.newKey(id ?? `name:${name}`));
+  }
+
+  /**
+   * Whether the message being read follows the latest call turn (`recentOf`), right after it
+   * or after response turns only (role TOOL), at most NEAR_MESSAGES - 1 messages later: as
+   * far back as `recentFrom` finds that turn after a take-over, so a reading taken over and
+   * a fresh one pair alike.
+   */
+  followsCalls() {
+    const of = this.recentOf, roles = this.roles;
+    if (of < 0) return false;
+    let k = this.index - 1;
+    for (const stop = Math.max(of, this.index - NEAR_MESSAGES); k > stop && roles[k] === TOOL;) k--;
+    return k === of;
   }
 
   /** The key of the first call named `name` among the latest calls (those of Gemini message
