@@ -918,6 +918,21 @@ test("gemini: a call turn after a model turn that lost its calls has that model 
   }
 });
 
+test("gemini: two model turns whose calls are all orphans both stand without them (the second keeps no call: no turn goes for it)", async () => {
+  const input = [
+    { role: "user", parts: [{ text: "Find the memo." }] },
+    { role: "model", parts: [{ text: "Looking in the archive." }, { functionCall: { name: "archive", args: {} } }] },
+    { role: "model", parts: [{ text: "Trying the inbox too." }, { functionCall: { name: "inbox", args: {} } }] },
+    { role: "user", parts: [{ text: "Never mind." }] },
+    { role: "model", parts: [{ text: "OK." }] },
+  ];
+  for (const strategy of ["truncate", "priority", "summarize", "progressive"]) {
+    const r = await reduce(input, { maxTokens: 1e9, strategy, summarizer: async () => "s" });
+    assert.deepEqual([r.kept, r.dropped, r.rewritten], [[0, 3, 4], [], [1, 2]], strategy);
+    assert.deepEqual(r.messages.map((m) => m.parts), [input[0].parts, [input[1].parts[0]], [input[2].parts[0]], input[3].parts, input[4].parts], strategy);
+  }
+});
+
 test("gemini: a reading taken over pairs responses as a fresh one does (the turn before: by id, then by order and name), and stays stable", () => {
   const config = { maxTokens: 100000, countTokens: () => 10 }; // (counts kept: readings are taken over)
   const same = (h, what) => {

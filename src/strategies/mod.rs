@@ -225,9 +225,13 @@ pub(crate) fn settle(
     if t.format != Format::Gemini {
         return;
     }
+    // Whether each message keeps a call: one of a message without orphans, or one a
+    // response answers (a message that carries orphans stands without its orphan calls;
+    // its group holds the responses of those it keeps: in Gemini they follow it).
     let mut calls = vec![false; t.len()];
     for l in t.links.iter().filter(|l| l.kind == LinkKind::Call) {
-        calls[l.message as usize] = true;
+        let m = l.message as usize;
+        calls[m] |= s.orphan[m] == 0 || s.groups[s.group_of[m] as usize].end as usize > m + 1;
     }
     let after_user = |i: usize| matches!(t.messages[i].role, Role::User | Role::Tool);
     // The last message of a kept group, but for orphans (which go whatever keeps them).
@@ -245,9 +249,7 @@ pub(crate) fn settle(
         // (A model turn before it whose calls were orphans stands without them: it goes.)
         let lost =
             start > 0 && t.messages[start - 1].role == Role::Assistant && s.orphan[start - 1] != 0;
-        // (A call turn that goes as an orphan keeps no call.)
         let broken = calls[start]
-            && s.orphan[start] != Structure::ORPHAN
             && t.messages[start].role == Role::Assistant
             && start > 0
             && (after_user(start - 1) || lost)
