@@ -77,9 +77,13 @@ export const accepts = {
   gemini(ms) {
     assert.equal(ms[0].role, "user", "the first content must be a user turn");
     ms.forEach((m, p) => {
+      // (Parallel calls may be answered a turn each, as a history converted from OpenAI's
+      // has them: the responses of a call turn are those of the response turns after it.)
+      const responsesOnly = (x) => x && x.role === "user" && x.parts.length > 0 && x.parts.every((q) => q.functionResponse);
       if (m.parts.some((x) => x.functionResponse)) {
-        const prev = ms[p - 1];
-        assert.ok(prev && prev.parts.some((x) => x.functionCall), "a functionResponse turn must answer the functionCall turn before it");
+        let prev = p - 1;
+        while (prev >= 0 && responsesOnly(ms[prev])) prev--;
+        assert.ok(prev >= 0 && ms[prev].parts.some((x) => x.functionCall), "a functionResponse turn must answer the functionCall turn before it");
       }
       const calls = m.parts.filter((x) => x.functionCall);
       if (calls.length) {
@@ -87,7 +91,9 @@ export const accepts = {
         assert.ok(prev && prev.role === "user", "a functionCall turn must follow a user or functionResponse turn");
         const next = ms[p + 1];
         assert.ok(next, "a functionCall turn needs its functionResponse turn");
-        assert.deepEqual(next.parts.filter((x) => x.functionResponse).map((x) => x.functionResponse.name).sort(),
+        const responses = [];
+        for (let q = p + 1; q === p + 1 || responsesOnly(ms[q]); q++) responses.push(...ms[q].parts.filter((x) => x.functionResponse));
+        assert.deepEqual(responses.map((x) => x.functionResponse.name).sort(),
           calls.map((x) => x.functionCall.name).sort(), "functionResponse parts must match the calls by name and order");
       }
     });
