@@ -536,8 +536,13 @@ export function slot(i) {
  * its chunks.
  */
 export class Stamps {
-  constructor() {
+  /** `n`: the messages of the reading that makes it. (Its first chunk is made for them
+   * only: a chunk for 1 << STAMP_SHIFT messages, 48 KB, was most of what a call on a short
+   * history allocated, and so of its time collecting garbage. Written in order, it grows as
+   * an array does when the history grows.) */
+  constructor(n) {
     this.chunks = [];
+    this.first = Math.max(1, Math.min(n, 1 << STAMP_SHIFT)) * STAMP;
   }
 
   /** The chunk for message i, made when it is the first of its chunk to be written
@@ -545,7 +550,7 @@ export class Stamps {
   writable(i) {
     const c = i >> STAMP_SHIFT;
     const chunks = this.chunks;
-    while (c >= chunks.length) chunks.push(new Array(STAMP << STAMP_SHIFT));
+    while (c >= chunks.length) chunks.push(new Array(chunks.length === 0 ? this.first : STAMP << STAMP_SHIFT));
     return chunks[c];
   }
 
@@ -1671,7 +1676,7 @@ export class Reading {
       continued.stamps.truncate(continued.n);
       this.stamps = continued.stamps;
     } else {
-      this.stamps = new Stamps();
+      this.stamps = new Stamps(n);
     }
     // (key, kind) pairs; message i's are linkData[linkStart[i] .. linkStart[i + 1]].
     this.linkStart = new Uint32Array(n + 1);
