@@ -1062,3 +1062,61 @@ test("onEvent that throws on reduceEnd: its error, and no second reduceEnd", asy
   assert.throws(() => reduceSync(chat(30), { maxTokens: 100, onEvent }), /ui gone/);
   assert.deepEqual(seen, ["reduceStart", "reduceEnd"]);
 });
+
+test("progressive: kept, dropped, summarized and the originals in offloaded count each input index once (SPEC §8)", async () => {
+  // A compressed tool run is a rewritten message whose originals are offloaded: not summarized.
+  let id = 0;
+  const run = () => {
+    const c = `call_${++id}`;
+    return [
+      { role: "assistant", content: null, tool_calls: [{ id: c, type: "function", function: { name: "search", arguments: `{"q":"t${id}"}` } }] },
+      { role: "tool", tool_call_id: c, content: `result ${"r".repeat(400)}` },
+    ];
+  };
+  const tools = [{ role: "system", content: "sys" }, { role: "user", content: "research X" }, ...run(), ...run(), ...run(),
+    { role: "assistant", content: "done" }, { role: "user", content: "now Y" }, { role: "assistant", content: "Y is fine" }];
+  const total = estimateTokens(tools, { estimator: "length" });
+  const digest = reduceSync(tools, { estimator: "length", strategy: "progressive", maxTokens: total - 1, targetTokens: total - 50, minToolRun: 6 });
+  assert.ok(digest.events.some((e) => e.type === "toolRuns"), JSON.stringify(digest.events));
+  // A round summary covers what it summarizes, which is not offloaded (the input holds it).
+  const talk = chat(12);
+  const rounds = await reduce(talk, { strategy: "progressive", maxTokens: 300, summarizer: async () => "They discussed plants." });
+  assert.ok(rounds.summary !== undefined && rounds.summarized.length > 0, JSON.stringify(rounds.events));
+  for (const [r, input] of [[digest, tools], [rounds, talk]]) {
+    const behind = Object.values(r.offloaded).flat().map((m) => input.indexOf(m));
+    const all = [...r.kept, ...r.dropped, ...r.summarized, ...behind].sort((a, b) => a - b);
+    assert.deepEqual(all, input.map((_, i) => i), JSON.stringify(r.events));
+    assert.deepEqual(behind.sort((a, b) => a - b), r.rewritten, "the originals offloaded are those rewritten");
+  }
+  assert.deepEqual([digest.summarized, digest.rewritten], [[], [2, 3, 4, 5, 6, 7]]);
+});
+
+test("progressive: a rewritten message is at most summaryMaxTokens and the summarizer is asked for no more; the target is met", async () => {
+  const essay = [{ role: "system", content: "sys" }];
+  for (let i = 0; i < 3; i++) essay.push({ role: "user", content: `q${i} ${"lorem ipsum ".repeat(20)}` }, { role: "assistant", content: `a${i} ${"dolor sit ".repeat(20)}` });
+  essay.push({ role: "user", content: "write me an essay" }, { role: "assistant", content: `ESSAY ${"This is a long essay sentence. ".repeat(400)}` });
+  const words = (n) => Array.from({ length: Math.max(1, Math.floor(n * 0.9)) }, () => "word").join(" ");
+  const asked = [];
+  // A summarizer that writes as many tokens as it is asked for (about: a word is ~1 token).
+  const summarizer = async (req) => { asked.push(req); return words(req.targetTokens); };
+  const config = { strategy: "progressive", maxTokens: 600, onSummarizerError: "throw", summarizer }; // summaryMaxTokens 120
+  const r = await reduce(essay, config);
+  assert.ok(asked.some((q) => q.kind === "largeMessage"), asked.map((q) => q.kind).join());
+  for (const q of asked) assert.ok(q.targetTokens <= 120, `${q.kind} asked for ${q.targetTokens} tokens`);
+  for (const m of r.messages.filter((m) => !essay.includes(m))) assert.ok(estimateTokens(m) <= 120, `${estimateTokens(m)} tokens written`);
+  assert.ok(r.tokensAfter <= 480 && !r.overBudget, `${r.tokensAfter} tokens, overBudget ${r.overBudget}`);
+  // A summarizer that ignores it: too large (thrown here), not a history over budget.
+  const long = { ...config, summarizer: async () => "This is a long essay sentence. ".repeat(100) };
+  await assert.rejects(reduce(essay, long), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
+});
+
+test("the summarizer's usage is kept as plain JSON: its numbers, not a provider's object (ChatHistory.toJSON stays JSON)", async () => {
+  const response = { id: "resp_1" };
+  const usage = { inputTokens: 120, outputTokens: 9, details: { cachedTokens: 40, raw: response }, response, big: 10n, note: "x" };
+  response.usage = usage; // (a usage that points back at its response)
+  const h = new ChatHistory({ strategy: "summarize", targetMessages: 4, thresholdMessages: 1, summarizer: async () => ({ text: "Earlier: plants.", usage }) }, chat(6));
+  await h.prepare();
+  assert.deepEqual(h.events.find((e) => e.usage !== undefined).usage, { inputTokens: 120, outputTokens: 9, details: { cachedTokens: 40 } });
+  const again = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON())), { strategy: "summarize", targetMessages: 4, thresholdMessages: 1, summarizer: async () => "x" });
+  assert.deepEqual(again.messages, h.messages);
+});

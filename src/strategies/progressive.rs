@@ -723,6 +723,15 @@ impl<'a> Progressive<'a> {
                 }
                 if let Some(k) = self.written_at[i] {
                     output.push(Slot::New(k));
+                    // A compressed tool run is a rewritten message (SPEC §2), whose
+                    // originals are offloaded: its messages are rewritten, not summarized
+                    // (SPEC §8 counts each input index once).
+                    let w = &self.written[k as usize];
+                    if w.kind == Writing::Digest {
+                        for &c in &w.covers {
+                            self.fate[c as usize] = Fate::Rewritten;
+                        }
+                    }
                 } else if self.fate[i] == Fate::Kept {
                     self.fate[i] = keep(&self.s, i, &mut output);
                 }

@@ -239,8 +239,6 @@ extern "C" {
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
-    #[wasm_bindgen(js_name = offloadId)]
-    pub fn offload_id(messages: &Array) -> String;
     #[wasm_bindgen(js_name = compressRun)]
     pub fn compress_run(
         reading: &Reading,

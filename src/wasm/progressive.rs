@@ -7,9 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, Writings};
-use super::js::{
-    compress_run, now, offload_id, offload_message, pick, rewrite_with_summary, Reading, Written,
-};
+use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
 use super::summarize::{
     ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
     wrapping, Failure,
@@ -66,13 +64,14 @@ fn record(
     call: &Call,
     t: &Transcript,
     writings: &mut Writings,
+    cap: f64,
 ) -> Result<Option<f64>, JsValue> {
     let Some(made) = made else {
         p.skip();
         return Ok(None);
     };
     let tokens = count_new_message(&made.message, call, t.format)?;
-    if tokens > p.limit(action) {
+    if tokens > p.limit(action).min(cap) {
         p.skip();
         return Ok(Some(tokens));
     }
@@ -126,7 +125,7 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
             break;
         }
         let made = light(reading, t, call, &action);
-        record(&mut p, &action, made, call, t, &mut writings)?;
+        record(&mut p, &action, made, call, t, &mut writings, f64::INFINITY)?;
     }
     let r = p.finish()?;
     let events = core_events(&r);
@@ -145,6 +144,9 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).
     let (failures, places) = (Array::new(), Array::new());
+    // A summary of any kind is asked for at most `summaryMaxTokens` (SPEC §4, §6); a
+    // rewritten message is at most that, its note included, as a round summary is.
+    let cap = config.summary_max_tokens.unwrap_or(f64::INFINITY);
     // A failed summary: throw, or note it and go on without it; after a timeout the
     // summarizer is asked nothing more (`timeoutMs` bounds the whole reduction's wait by
     // about itself, not by itself for each summary).
@@ -172,17 +174,10 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                     .map(|&i| t.messages[i as usize].tokens)
                     .sum::<f64>()
                     * 0.2;
+                // (Its text is asked for at most `summaryMaxTokens`, as every summary.)
                 let summary = if p.summarizing() {
-                    match ask(
-                        call,
-                        reading,
-                        "toolRun",
-                        messages,
-                        &[],
-                        target.ceil().max(1.0),
-                    )
-                    .await?
-                    {
+                    let target = target.ceil().max(1.0).min(cap);
+                    match ask(call, reading, "toolRun", messages, &[], target).await? {
                         Ok(answer) => {
                             asked = Some("toolRun");
                             JsValue::from(answer.text)
@@ -227,11 +222,11 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 match outcome {
                     Ok(answer) => {
                         asked = Some("round");
-                        let summary = summary_message(call, reading, &answer.text);
-                        let originals = pick(reading, messages);
+                        // (What it covers is `result.summarized`, not offloaded: SPEC §8
+                        // counts each input index once, and the input holds them.)
                         Some(Made {
-                            message: summary,
-                            offload: Some((offload_id(&originals), originals)),
+                            message: summary_message(call, reading, &answer.text),
+                            offload: None,
                         })
                     }
                     Err(failure) => {
@@ -254,7 +249,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 let room = if bare.is_undefined() {
                     0.0
                 } else {
-                    p.limit(&action) - count_new_message(&bare, call, t.format)? - 1.0
+                    p.limit(&action).min(cap) - count_new_message(&bare, call, t.format)? - 1.0
                 };
                 if room < 1.0 {
                     None
@@ -275,11 +270,15 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
             }
         };
         // A summary over its limit is a failed one.
+        let cap = match action {
+            Action::Rewrite { .. } => cap,
+            _ => f64::INFINITY,
+        };
         if let (Some(tokens), Some(kind)) = (
-            record(&mut p, &action, made, call, t, &mut writings)?,
+            record(&mut p, &action, made, call, t, &mut writings, cap)?,
             asked,
         ) {
-            let failure = Failure::TooLarge(tokens, p.limit(&action));
+            let failure = Failure::TooLarge(tokens, p.limit(&action).min(cap));
             failed(call, kind, &failure)?;
             on_failure(&mut p, kind, failure, "none")?;
         }

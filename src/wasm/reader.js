@@ -3251,7 +3251,7 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
     let text, usage;
     try {
       text = typeof v === "string" ? v : v !== null && typeof v === "object" ? v.text : undefined;
-      usage = v !== null && typeof v === "object" ? v.usage : undefined;
+      usage = v !== null && typeof v === "object" ? plainUsage(v.usage, 0) : undefined;
     } catch (error) {
       // (An answer whose `text` or `usage` getter throws is a failed one, as a rejection is:
       // it escaped the reduction as the getter's own error.)
@@ -3264,6 +3264,23 @@ export async function callSummarizer(summarizer, request, timeoutMs, signal) {
     outcome.usage = usage;
   }
   return outcome;
+}
+
+/**
+ * The summarizer's `usage` as plain JSON, for events and `ChatHistory` state: its fields
+ * that are finite numbers, and objects of them one level down (OpenAI's
+ * `prompt_tokens_details`); undefined when none. (A provider's usage object may point back at
+ * its response, or hold a BigInt: `toJSON()` would throw.)
+ */
+function plainUsage(value, depth) {
+  if (value === null || typeof value !== "object") return undefined;
+  const out = {};
+  for (const key of Object.keys(value)) {
+    let x = value[key];
+    if (typeof x === "number" && Number.isFinite(x)) out[key] = x;
+    else if (depth === 0 && (x = plainUsage(x, 1)) !== undefined) out[key] = x;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**

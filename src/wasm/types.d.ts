@@ -282,12 +282,16 @@ export interface ReduceResult<M = Message> {
   /** Input indices removed without a trace (among them every message that carried only
    * tool results whose call is not in the input). */
   dropped: number[];
-  /** Input indices covered by a new message: the summary, or a compressed tool run. */
+  /** Input indices covered by the new summary (`summary`: of `summarize`, or of `progressive`'s
+   * previous rounds). Kept, dropped, summarized and rewritten hold each input index once. */
   summarized: number[];
   /** Input indices whose message is in `messages` as a rewritten copy (an offloaded preview,
-   * or a message without the tool results whose call is not in the input). */
+   * a compressed text, or a message without the tool results whose call is not in the input),
+   * or in a compressed tool run (SPEC §2: a rewritten message); `offloaded` holds the
+   * originals of all but the copies without orphans. */
   rewritten: number[];
-  /** The originals of everything offloaded or compressed, by offload id (`context_reload`). */
+  /** The originals of everything offloaded or compressed (previews, compressed texts, tool
+   * runs), by offload id (`context_reload`); not what a summary covers (`summarized`). */
   offloaded: Record<string, M[]>;
   /** The new summary message, if any. */
   summary?: M;
