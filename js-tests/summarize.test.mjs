@@ -561,10 +561,11 @@ test("a timeoutMs longer than a timer can wait (2^31 - 1 ms) does not fire at on
   assert.ok(!r.events.some((e) => e.type === "summarizeFailed" || e.kind === "truncate"), JSON.stringify(r.events));
 });
 
-test("summarize: a summary of the tokens the summarizer was asked for fits summaryMaxTokens, wrapping and all", async () => {
+test("summarize: summaryMaxTokens bounds the summary's text (its tag is beside it), and a summary of the tokens the summarizer was asked for is taken", async () => {
   // The summarizer writes the text; the summary message adds its tag, role and overhead.
-  // It used to be asked for summaryMaxTokens itself, so a summary that did as it was told
-  // was over it by the wrapping: SUMMARY_TOO_LARGE (audit).
+  // A summary that did as it was told was over summaryMaxTokens by the wrapping:
+  // SUMMARY_TOO_LARGE (audit); then the wrapping counted against summaryMaxTokens, so at
+  // small budgets (maxTokens 50: 10 tokens, the tag alone 14) no summary fitted (audit).
   const text = (tokens) => {
     const weigh = (k) => estimateTokens({ role: "user", content: "word ".repeat(k).trim() }) - estimateTokens({ role: "user", content: "" });
     let k = 0;
@@ -584,9 +585,11 @@ test("summarize: a summary of the tokens the summarizer was asked for fits summa
     assert.equal(asked.length, 1, JSON.stringify(extra));
     assert.ok(r.summary, JSON.stringify(extra));
     const max = extra.summaryMaxTokens ?? Math.floor(0.25 * Math.floor(0.8 * 200));
-    assert.ok(asked[0] < max, `asked for ${asked[0]}, less than ${max}: the wrapping takes the rest`);
+    assert.ok(asked[0] <= max, `asked for ${asked[0]}, at most ${max}`);
     const summary = r.messages.find((m) => typeof m.content === "string" && m.content.includes("</"));
-    assert.ok(estimateTokens(summary) <= max, `${estimateTokens(summary)} ≤ ${max}`);
+    const tag = { ...summary, content: summary.content.replace(/>[^]*</, ">\n\n<") };
+    assert.ok(estimateTokens(summary) - estimateTokens(tag) <= max, `${estimateTokens(summary)} - ${estimateTokens(tag)} ≤ ${max}`);
+    assert.ok(r.tokensAfter <= 160 && !r.overBudget, `${r.tokensAfter}`);
   }
 });
 
@@ -658,7 +661,7 @@ test("progressive: a summary over its limit is a failed one (SUMMARY_TOO_LARGE, 
   assert.ok(!a.messages.some((m) => typeof m.content === "string" && m.content.includes("verbose")));
 });
 
-test("progressive: a round summary of the tokens the summarizer was asked for fits summaryMaxTokens, wrapping and all", async () => {
+test("progressive: a round summary of the tokens the summarizer was asked for is taken; summaryMaxTokens bounds its text", async () => {
   const asked = [];
   const r = await reduce(chat(40), {
     strategy: "progressive", maxTokens: 600, summaryMaxTokens: 40, onSummarizerError: "throw",
@@ -668,8 +671,9 @@ test("progressive: a round summary of the tokens the summarizer was asked for fi
     },
   });
   assert.equal(asked.length, 1);
-  assert.ok(asked[0] < 40, `asked for ${asked[0]}: the wrapping takes the rest`);
-  assert.ok(estimateTokens(r.summary) <= 40, `${estimateTokens(r.summary)} ≤ 40`);
+  assert.ok(asked[0] <= 40, `asked for ${asked[0]}`);
+  const tag = { ...r.summary, content: r.summary.content.replace(/>[^]*</, ">\n\n<") };
+  assert.ok(estimateTokens(r.summary) - estimateTokens(tag) <= 40, `${estimateTokens(r.summary)} - ${estimateTokens(tag)} ≤ 40`);
 });
 
 test("progressive: in single mode a new round summary replaces the earlier ones, which go as previousSummary", async () => {
@@ -735,8 +739,10 @@ test("progressive stage 4 summarizes the oldest rounds the targets need; the rou
   assert.deepEqual(r.messages.slice(2), input.slice(1 + n), "every later message verbatim, the same objects");
   assert.ok(r.tokensAfter <= config.targetTokens, `${r.tokensAfter} ≤ ${config.targetTokens}`);
   assert.ok(!r.overBudget);
-  // One round fewer would not have met the target, with the summary at summaryMaxTokens.
-  const fewer = estimateTokens([input[0], ...input.slice(n - 1)]) + 30;
+  // One round fewer would not have met the target, with the summary at summaryMaxTokens
+  // (its text; and its tag).
+  const tag = estimateTokens({ role: "user", content: "<conversation-summary>\n\n</conversation-summary>" });
+  const fewer = estimateTokens([input[0], ...input.slice(n - 1)]) + 30 + tag;
   assert.ok(fewer > config.targetTokens, `${fewer} > ${config.targetTokens}`);
   // A target only all previous rounds meet: every one of them (the current round stays).
   asked.length = 0;
@@ -854,7 +860,7 @@ test("progressive: a round summary with no room beside its tag is too large with
   // It was skipped silently, and "throw" was not honoured (review).
   const input = chat(20);
   let calls = 0;
-  const config = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 5, summarizer: async () => { calls++; return "s"; } };
+  const config = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 0.5, summarizer: async () => { calls++; return "s"; } };
   const r = await reduce(input, config);
   assert.equal(calls, 0);
   assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.kind === "round" && e.reason === "tooLarge"));
@@ -1103,7 +1109,6 @@ test("progressive: a rewritten message is at most summaryMaxTokens and the summa
   const r = await reduce(essay, config);
   assert.ok(asked.some((q) => q.kind === "largeMessage"), asked.map((q) => q.kind).join());
   for (const q of asked) assert.ok(q.targetTokens <= 120, `${q.kind} asked for ${q.targetTokens} tokens`);
-  for (const m of r.messages.filter((m) => !essay.includes(m))) assert.ok(estimateTokens(m) <= 120, `${estimateTokens(m)} tokens written`);
   assert.ok(r.tokensAfter <= 480 && !r.overBudget, `${r.tokensAfter} tokens, overBudget ${r.overBudget}`);
   // A summarizer that ignores it: too large (thrown here), not a history over budget.
   const long = { ...config, summarizer: async () => "This is a long essay sentence. ".repeat(100) };
@@ -1119,4 +1124,23 @@ test("the summarizer's usage is kept as plain JSON: its numbers, not a provider'
   assert.deepEqual(h.events.find((e) => e.usage !== undefined).usage, { inputTokens: 120, outputTokens: 9, details: { cachedTokens: 40 } });
   const again = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON())), { strategy: "summarize", targetMessages: 4, thresholdMessages: 1, summarizer: async () => "x" });
   assert.deepEqual(again.messages, h.messages);
+});
+
+test("summarize at a small budget: summaryMaxTokens bounds the summary's text, so a short summary fits where the tag alone is over it", async () => {
+  // maxTokens 60: summaryMaxTokens 12, and the tag, role and overhead 14: no summary fitted,
+  // and the summarizer was never asked (audit).
+  const msgs = [{ role: "system", content: "You are helpful." },
+    ...Array.from({ length: 20 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message number ${i} about topic ${i}` }))];
+  for (const maxTokens of [60, 70, 80]) {
+    let calls = 0;
+    const r = await reduce(msgs, { strategy: "summarize", maxTokens, onSummarizerError: "throw", summarizer: async () => { calls++; await sleep(2); return "ok"; } });
+    assert.equal(calls, 1, `${maxTokens}`);
+    assert.ok(r.summary && r.tokensAfter <= Math.floor(0.8 * maxTokens) && !r.overBudget, `${maxTokens}: ${r.tokensAfter}`);
+  }
+  // What must stay meets the target exactly (32 of 32 tokens), with no room for the tag: a
+  // summary too large, thrown under "throw" (it was a silent truncation), reported else.
+  const config = { strategy: "summarize", maxTokens: 41, summarizer: async () => "ok" };
+  await assert.rejects(reduce(msgs, { ...config, onSummarizerError: "throw" }), (e) => e.code === "SUMMARY_TOO_LARGE");
+  const r = await reduce(msgs, config);
+  assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.reason === "tooLarge"), JSON.stringify(r.events));
 });

@@ -218,9 +218,19 @@ struct Started {
 
 impl Started {
     fn read(messages: &JsValue, config: &JsValue) -> Result<Started, JsValue> {
-        let call = decode_config(config, true)?;
+        let mut call = decode_config(config, true)?;
         let (transcript, reading) = decode_for_reduction(messages, &call)?;
         let transcript = decode::as_output(transcript, &reading, &call)?;
+        if call.config.needs_summarizer() {
+            // `summaryMaxTokens` bounds the summary the summarizer writes (SPEC §4: "a longer
+            // summary is `SUMMARY_TOO_LARGE`"); the core counts the summary message, which
+            // may have that and its wrapping (the tag, its role and overhead: at a target of
+            // 40 tokens the tag alone took the 10 of the default).
+            let wrapping = summarize::wrapping(&call, &reading, &transcript)?;
+            if let Some(max) = call.config.summary_max_tokens.as_mut() {
+                *max += wrapping;
+            }
+        }
         Ok(Started {
             call,
             transcript,

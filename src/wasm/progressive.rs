@@ -144,9 +144,14 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).
     let (failures, places) = (Array::new(), Array::new());
-    // A summary of any kind is asked for at most `summaryMaxTokens` (SPEC §4, §6); a
-    // rewritten message is at most that, its note included, as a round summary is.
-    let cap = config.summary_max_tokens.unwrap_or(f64::INFINITY);
+    // A summary of any kind is at most `summaryMaxTokens` (SPEC §4, §6), and the summarizer
+    // is asked for no more: a round summary's text (the config counts its tag: see
+    // `Started::read`), a tool run's, a rewritten message's (`cap`, with its note).
+    // (A round summary's wrapping, and a token for the rounding.)
+    let wrapping = wrapping(call, reading, t)? + 1.0;
+    let text_max = config
+        .summary_max_tokens
+        .map_or(f64::INFINITY, |max| max - wrapping + 1.0);
     // A failed summary: throw, or note it and go on without it; after a timeout the
     // summarizer is asked nothing more (`timeoutMs` bounds the whole reduction's wait by
     // about itself, not by itself for each summary).
@@ -165,6 +170,8 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
         let action = p.next_action();
         // The kind of the summary `made` holds, if any.
         let mut asked = None;
+        // The most a rewritten message may have (its note and `text_max`).
+        let mut cap = f64::INFINITY;
         let made = match &action {
             Action::Finish => break,
             Action::Offload { .. } => light(reading, t, call, &action),
@@ -176,7 +183,7 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                     * 0.2;
                 // (Its text is asked for at most `summaryMaxTokens`, as every summary.)
                 let summary = if p.summarizing() {
-                    let target = target.ceil().max(1.0).min(cap);
+                    let target = target.ceil().max(1.0).min(text_max);
                     match ask(call, reading, "toolRun", messages, &[], target).await? {
                         Ok(answer) => {
                             asked = Some("toolRun");
@@ -209,7 +216,6 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 // summaryMaxTokens by those of the wrapping). With no room for a token, it is
                 // a summary too large without asking (as `summarize`: the summarizer was asked
                 // in every reduction of a history left over budget).
-                let wrapping = wrapping(call, reading, t)? + 1.0;
                 let room = p.limit(&action) - wrapping;
                 let outcome = if room < 1.0 {
                     let failure = Failure::TooLarge(wrapping, p.limit(&action));
@@ -249,7 +255,9 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
                 let room = if bare.is_undefined() {
                     0.0
                 } else {
-                    p.limit(&action).min(cap) - count_new_message(&bare, call, t.format)? - 1.0
+                    let note = count_new_message(&bare, call, t.format)?;
+                    cap = note + text_max;
+                    p.limit(&action).min(cap) - note - 1.0
                 };
                 if room < 1.0 {
                     None
@@ -270,10 +278,6 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
             }
         };
         // A summary over its limit is a failed one.
-        let cap = match action {
-            Action::Rewrite { .. } => cap,
-            _ => f64::INFINITY,
-        };
         if let (Some(tokens), Some(kind)) = (
             record(&mut p, &action, made, call, t, &mut writings, cap)?,
             asked,

@@ -229,7 +229,7 @@ pub async fn reduce_with_summarizer(
         SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
-    if plan.limit <= 0.0 {
+    if plan.limit < 0.0 {
         // What must stay misses the token target by itself, and no summary can help: what
         // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
         return finish_plain(call, reading, &crate::fallback(t, config)?, started);
