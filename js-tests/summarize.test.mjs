@@ -1144,3 +1144,17 @@ test("summarize at a small budget: summaryMaxTokens bounds the summary's text, s
   const r = await reduce(msgs, config);
   assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.reason === "tooLarge"), JSON.stringify(r.events));
 });
+
+test("vercel-ui: a new summary's id is not one the history has (layered summaries of the same text)", async () => {
+  const msg = (id, role, text) => ({ id, role, parts: [{ type: "text", text }] });
+  const turns = (from, to) => Array.from({ length: to - from }, (_, k) => [
+    msg(`u${from + k}`, "user", `q${from + k} ${"lorem ipsum ".repeat(20)}`), msg(`a${from + k}`, "assistant", `a${from + k} ${"dolor sit ".repeat(20)}`)]).flat();
+  const config = { strategy: "summarize", summaryMode: "layered", maxTokens: 1200, summarizer: async () => "(earlier conversation omitted)" };
+  const first = await reduce(turns(0, 20), config);
+  const second = await reduce([...first.messages, ...turns(20, 40)], config);
+  const ids = second.messages.map((m) => m.id);
+  assert.equal(ids.filter((id) => id.startsWith("summary-")).length, 2, ids.join());
+  assert.equal(new Set(ids).size, ids.length, `duplicate ids: ${ids.join()}`);
+  // The same input, the same ids (SPEC §9.10).
+  assert.deepEqual((await reduce([...first.messages, ...turns(20, 40)], config)).messages.map((m) => m.id), ids);
+});

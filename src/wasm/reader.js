@@ -3141,8 +3141,13 @@ export function makeMessage(reading, role, text) {
   switch (reading.format) {
     case "openai-responses":
       return { type: "message", role, content: [{ type: role === "assistant" ? "output_text" : "input_text", text }] };
-    case "vercel-ui":
-      return { id: `summary-${hashText(text)}`, role, parts: [{ type: "text", text }] };
+    case "vercel-ui": {
+      // (An id of its own: a UIMessage's id is its key, and an earlier summary of the same
+      // text, kept in layered mode, has this one's.)
+      let id = `summary-${hashText(text)}`;
+      for (let k = 2, base = id; items.some((m) => m.id === id); k++) id = `${base}-${k}`;
+      return { id, role, parts: [{ type: "text", text }] };
+    }
     case "gemini":
       return { role: role === "assistant" ? "model" : "user", parts: [{ text }] };
     case "langchain": {
