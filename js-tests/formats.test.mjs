@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, shouldReduce, analyze, estimateTokens, ChatHistory, ReduceError } from "chat-history-reducer";
-import { HumanMessage, AIMessage, ToolMessage, SystemMessage } from "@langchain/core/messages";
+import { HumanMessage, AIMessage, ToolMessage, SystemMessage, FunctionMessage } from "@langchain/core/messages";
 import { accepts, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
 
@@ -1317,4 +1317,78 @@ test("langchain: a plain-text document block counts as its text", () => {
   const doc = new HumanMessage({ content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: text } }] });
   const plain = new HumanMessage({ content: [{ type: "text", text }] });
   assert.equal(estimateTokens([doc]), estimateTokens([plain]));
+});
+
+test("auto-detection tells formats apart by the shape of an image, file or reasoning part; a mix of them is INVALID_MESSAGES", () => {
+  const format = (messages) => analyze(messages, { maxTokens: 1e6 }).format;
+  const answer = { role: "assistant", content: "ok" };
+  const anthropicImage = { role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", source: { type: "base64", media_type: "image/png", data: IMAGE_B64 } }] };
+  const openaiImage = { role: "user", content: [{ type: "text", text: "and this?" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] };
+  const sdkImage = { role: "user", content: [{ type: "text", text: "see" }, { type: "image", image: "https://example.com/c.png", mediaType: "image/png" }] };
+  const sdkFile = { role: "user", content: [{ type: "file", data: "JVBER", mediaType: "application/pdf" }] };
+  const openaiFile = { role: "user", content: [{ type: "file", file: { file_id: "file-1" } }] };
+  const sdkReasoning = { role: "assistant", content: [{ type: "reasoning", text: "thinking" }, { type: "text", text: "answer" }] };
+  assert.equal(format([anthropicImage, answer]), "anthropic");
+  assert.equal(format([sdkImage, answer]), "vercel");
+  assert.equal(format([sdkFile, answer]), "vercel");
+  assert.equal(format([openaiFile, answer]), "openai");
+  assert.equal(format([{ role: "user", content: "q" }, sdkReasoning]), "vercel");
+  for (const mix of [[openaiImage, answer, anthropicImage], [openaiImage, answer, sdkImage], [anthropicImage, answer, sdkImage], [openaiFile, sdkFile]]) {
+    assert.throws(() => reduceSync(mix, { maxTokens: 10 }), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES");
+  }
+  // A format named in the config still reads such a part as its reader knows it.
+  assert.equal(estimateTokens([sdkImage], { format: "anthropic" }), estimateTokens([sdkImage], { format: "vercel" }));
+});
+
+test("LangChain: legacy calls (a FunctionMessage's function_call, OpenAI's raw calls in additional_kwargs) are linked to their results", () => {
+  const legacy = [new HumanMessage("what is 2+2?"), new AIMessage({ content: "", additional_kwargs: { function_call: { name: "calc", arguments: '{"e":"2+2"}' } } }),
+    new FunctionMessage({ content: "4", name: "calc" }), new AIMessage("It is 4."), new HumanMessage("thanks")];
+  const raw = (calls) => ({ type: "ai", content: "", additional_kwargs: { tool_calls: calls.map((id) => ({ id, type: "function", function: { name: "calc", arguments: '{"e":"2+2"}' } })) } });
+  const plain = [{ type: "human", content: "what is 2+2?" }, raw(["call_1"]), { type: "tool", content: "4", tool_call_id: "call_1" }, { type: "ai", content: "It is 4." }, { type: "human", content: "thanks" }];
+  for (const messages of [legacy, plain]) {
+    // Under budget nothing goes (the result was dropped as an orphan, its call kept).
+    const r = reduceSync(messages, { maxTokens: 1e5 });
+    assert.deepEqual([r.kept, r.dropped, shouldReduce(messages, { maxTokens: 1e5 })], [[0, 1, 2, 3, 4], [], false]);
+    const rows = analyze(messages, { maxTokens: 1e5 }).messages;
+    assert.equal(rows[1].group, rows[2].group, "the call and its result are one group");
+  }
+  // A raw call that no result answers is cut from a copy, which keeps the answered one.
+  const partly = [{ type: "human", content: "go" }, { ...raw(["a", "b"]), content: "calling" }, { type: "tool", content: "4", tool_call_id: "a" },
+    { type: "human", content: "and now?" }, { type: "ai", content: "done" }];
+  const r = reduceSync(partly, { maxTokens: 1e5 });
+  assert.deepEqual(r.rewritten, [1]);
+  const copy = r.messages[1];
+  assert.deepEqual(copy.additional_kwargs.tool_calls.map((c) => c.id), ["a"]);
+  assert.equal(copy.tool_calls, undefined);
+});
+
+test("Gemini: call and response ids count as texts, and a multimodal response's media as images (SPEC §3)", () => {
+  const config = { estimator: "length", charsPerToken: 1 };
+  const turn = (id) => [{ role: "user", parts: [{ text: "hi" }] },
+    { role: "model", parts: [{ functionCall: { ...(id ? { id } : {}), name: "f", args: {} } }] },
+    { role: "user", parts: [{ functionResponse: { ...(id ? { id } : {}), name: "f", response: {} } }] }];
+  const without = turn().map((m) => estimateTokens(m, config)), withId = turn("call_0123456789").map((m) => estimateTokens(m, config));
+  assert.deepEqual(withId.map((t, k) => t - without[k]), [0, 15, 15]);
+  const image = { role: "user", parts: [{ functionResponse: { name: "f", response: {}, parts: [{ inlineData: { mimeType: "image/png", data: IMAGE_B64 } }] } }] };
+  assert.equal(estimateTokens(image, config) - estimateTokens(turn()[2], config), 1000);
+});
+
+test("the length estimator counts a message's OpenAI role, as LangChain's approximate counter does (LangChain's types, Gemini's model)", () => {
+  const config = { estimator: "length", charsPerToken: 4 };
+  const expected = (role, text) => 3 + Math.ceil(role.length / 4) + Math.ceil(text.length / 4);
+  assert.equal(estimateTokens(new HumanMessage("hello world!"), config), expected("user", "hello world!"));
+  assert.equal(estimateTokens(new AIMessage("hello world!"), config), expected("assistant", "hello world!"));
+  assert.equal(estimateTokens({ type: "human", content: "hello world!" }, config), expected("user", "hello world!"));
+  assert.equal(estimateTokens({ role: "model", parts: [{ text: "hello world!" }] }, config), expected("assistant", "hello world!"));
+  assert.equal(estimateTokens({ role: "user", content: "hello world!" }, config), expected("user", "hello world!"));
+});
+
+test("openai-responses: a local_shell_call_output names its call by id, as the API's type has it", () => {
+  const items = [{ type: "message", role: "user", content: "list files" },
+    { type: "local_shell_call", id: "ls_1", call_id: "call_ls", action: { type: "exec", command: ["ls"] }, status: "completed" },
+    { type: "local_shell_call_output", id: "call_ls", output: "a.txt" },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "a.txt" }] },
+    { type: "message", role: "user", content: "thanks" }];
+  const r = reduceSync(items, { maxTokens: 1e5 });
+  assert.deepEqual([r.kept, r.dropped], [[0, 1, 2, 3, 4], []]);
 });

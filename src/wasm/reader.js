@@ -150,7 +150,20 @@ const PART_FORMATS = table({
   "tool-result": ["vercel"],
   "tool-approval-request": ["vercel"],
   "tool-approval-response": ["vercel"],
+  // Types several formats use, each in a shape of its own: by that shape (a shape none of
+  // them has tells nothing).
+  image: (p) => (p.source !== undefined ? ANTHROPIC_PART : p.image !== undefined ? VERCEL_PART : undefined),
+  file: (p) => (p.file !== undefined ? ["openai", "langchain"] : p.data !== undefined && (p.mediaType ?? p.mimeType) !== undefined ? VERCEL_PART : undefined),
+  reasoning: (p) => (typeof p.text === "string" ? VERCEL_PART : undefined),
 });
+
+const ANTHROPIC_PART = ["anthropic", "langchain"], VERCEL_PART = ["vercel", "langchain"];
+
+/** The only formats whose messages have `part` (`PART_FORMATS`), or undefined: any. */
+function partOnly(part) {
+  const only = PART_FORMATS.get(part.type);
+  return typeof only === "function" ? only(part) : only;
+}
 
 /**
  * Throws when `part`, a part of message i that `format`'s reader does not know, is one that
@@ -159,7 +172,7 @@ const PART_FORMATS = table({
  * only for parts without a text, which a reader's known parts and text parts are not.
  */
 export function foreignPart(i, part, format) {
-  const only = PART_FORMATS.get(part.type);
+  const only = partOnly(part);
   if (only !== undefined && !only.includes(format)) {
     throw bad(i, `has a ${JSON.stringify(part.type)} part, as ${only.join(" and ")} messages do, not ${format} ones: set config.format to "${only[0]}" (or "auto")`);
   }
@@ -170,7 +183,7 @@ export function partsFit(content, format) {
   if (!Array.isArray(content)) return true;
   for (const part of content) {
     if (part === null || typeof part !== "object") continue;
-    const only = PART_FORMATS.get(part.type);
+    const only = partOnly(part);
     if (only !== undefined && !only.includes(format)) return false;
   }
   return true;
@@ -469,7 +482,7 @@ export function readGemini(r, i, m) {
   const realUser = role === USER && !responsesOnly;
   const flags = contentFlags(r, parts, realUser ? REAL_USER : 0, true);
   r.begin(i, role === USER && responsesOnly ? TOOL : role, flags);
-  r.roleText(m.role);
+  r.roleText(ROLE_TEXTS.get(m.role) ?? m.role);
   // Whether it has parts besides its calls and thoughts (and empty texts).
   let more = false;
   for (const p of parts) {
@@ -480,13 +493,17 @@ export function readGemini(r, i, m) {
       const fc = p.functionCall;
       // Matched by id when there is one, else by name and order.
       r.call(linkId(fc.id) ?? `name:${fc.name}`);
+      r.text(fc.id);
       r.text(fc.name);
       r.json(fc.args);
     } else if (p.functionResponse) {
       const fr = p.functionResponse;
       r.namedResult(linkId(fr.id), fr.name);
+      r.text(fr.id);
       r.text(fr.name);
       r.json(fr.response);
+      // (A multimodal response: its media, in parts of its own.)
+      if (Array.isArray(fr.parts)) for (const q of fr.parts) if (q && (q.inlineData || q.fileData)) r.image();
     } else if (p.inlineData || p.fileData) {
       r.image();
     } else {
@@ -806,6 +823,11 @@ export function looksOpenAI(m) {
 
 export const LANGCHAIN_TYPES = table({ system: SYSTEM, developer: SYSTEM, human: USER, ai: ASSISTANT, tool: TOOL, function: TOOL, generic: OTHER, remove: OTHER });
 
+/** The role name a message counts as its text (SPEC §3: the inputs of LangChain's
+ * approximate counter, which counts a message's OpenAI role), where a format names it
+ * otherwise: LangChain's types, Gemini's `model`. */
+const ROLE_TEXTS = table({ human: "user", ai: "assistant", model: "assistant" });
+
 const LANGCHAIN_CLASSES = table({
   SystemMessage: "system", HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool",
   FunctionMessage: "function", ChatMessage: "generic", AIMessageChunk: "ai",
@@ -823,6 +845,20 @@ export function langchainShape(m) {
   return [m.type, m];
 }
 
+/**
+ * An AI message's calls, as `[calls, raw, legacy]`: its `tool_calls`; without any, OpenAI's
+ * raw ones in `additional_kwargs.tool_calls` (`raw`: a plain message stored before LangChain
+ * parsed them, as its OpenAI client writes them); and a legacy `function_call` there (which
+ * a `FunctionMessage` of its name answers).
+ */
+export function langchainCalls(d) {
+  const extra = d.additional_kwargs !== null && typeof d.additional_kwargs === "object" ? d.additional_kwargs : {};
+  const own = Array.isArray(d.tool_calls) ? d.tool_calls : [];
+  const raw = own.length === 0 && Array.isArray(extra.tool_calls) && extra.tool_calls.length > 0;
+  const legacy = extra.function_call !== null && typeof extra.function_call === "object" ? extra.function_call : undefined;
+  return [raw ? extra.tool_calls : own, raw, legacy];
+}
+
 export function readLangChain(r, i, m) {
   const [type, d] = langchainShape(m);
   let role = LANGCHAIN_TYPES.get(type);
@@ -831,7 +867,7 @@ export function readLangChain(r, i, m) {
   const content = d.content;
   const flags = contentFlags(r, content, role === USER ? REAL_USER : 0, role !== TOOL);
   r.begin(i, role, flags);
-  r.roleText(type);
+  r.roleText(type === "generic" ? d.role : ROLE_TEXTS.get(type) ?? type);
   r.text(d.name);
   if (typeof content === "string") r.text(content);
   else if (Array.isArray(content)) {
@@ -845,22 +881,26 @@ export function readLangChain(r, i, m) {
     }
   }
   if (role === ASSISTANT) {
-    const calls = d.tool_calls;
-    if (Array.isArray(calls)) {
-      for (const c of calls) {
-        if (c === null || typeof c !== "object") continue;
-        // (LangChain's `id` is optional: a call without one is answered, if at all, by a
-        // FunctionMessage of its name.)
-        const id = linkId(c.id);
-        if (id !== undefined) {
-          r.call(id);
-          r.text(id);
-        } else {
-          r.call(`function:${c.name}`);
-        }
-        r.text(c.name);
-        r.json(c.args);
+    const [calls, raw, legacy] = langchainCalls(d);
+    for (const c of calls) {
+      if (c === null || typeof c !== "object") continue;
+      // (LangChain's `id` is optional: a call without one is answered, if at all, by a
+      // FunctionMessage of its name.)
+      const id = linkId(c.id);
+      const fn = raw && c.function !== null && typeof c.function === "object" ? c.function : c;
+      if (id !== undefined) {
+        r.call(id);
+        r.text(id);
+      } else {
+        r.call(`function:${fn.name}`);
       }
+      r.text(fn.name);
+      r.json(raw ? fn.arguments : c.args);
+    }
+    if (legacy !== undefined) {
+      r.call(`function:${legacy.name}`);
+      r.text(legacy.name);
+      r.json(legacy.arguments);
     }
     if (r.linkLength > r.linkStart[i] && !shows(content)) r.callsOnly();
   } else if (type === "tool") {
@@ -945,7 +985,8 @@ export function readResponses(r, i, m) {
     return;
   }
   if (type.endsWith("_call_output")) {
-    const id = linkId(m.call_id);
+    // (A local shell call's output names its call by `id`, as the API's type has it.)
+    const id = linkId(m.call_id) ?? (type === "local_shell_call_output" ? linkId(m.id) : undefined);
     if (id === undefined) throw bad(i, `a ${type} item needs call_id, the id of the call it answers`);
     r.begin(i, TOOL, noted(0, openingText(m.output)));
     r.result(id);
@@ -1559,7 +1600,7 @@ export function withoutOrphans(reading, i) {
  */
 function callsWithout(format, m, calls, changes) {
   const d = format === "openai" ? m : langchainShape(m)[1];
-  const list = Array.isArray(d.tool_calls) ? d.tool_calls : [];
+  const [list, fromRaw, legacy] = format === "openai" ? [Array.isArray(d.tool_calls) ? d.tool_calls : []] : langchainCalls(d);
   const left = [], at = new Set();
   let k = 0;
   list.forEach((c, n) => {
@@ -1573,20 +1614,29 @@ function callsWithout(format, m, calls, changes) {
     if (calls.has(k)) changes.function_call = undefined;
     return;
   }
-  changes.tool_calls = left;
+  // (Calls read from OpenAI's raw ones leave `tool_calls` as it was: none.)
+  if (!fromRaw) changes.tool_calls = left;
   // The content's blocks and OpenAI's raw calls of the ids that are gone (that no call kept
-  // has); the raw calls by their place when they stand for the calls one to one.
+  // has); the raw calls by their place when they stand for the calls one to one (or are
+  // the calls read), and a legacy `function_call` that goes.
   const id = (c) => (c !== null && typeof c === "object" ? linkId(c.id) : undefined);
   const keptIds = new Set(left.map(id));
   const gone = (c) => id(c) !== undefined && !keptIds.has(id(c)) && [...at].some((n) => id(list[n]) === id(c));
   if (Array.isArray(d.content)) changes.content = d.content.filter((b) => !gone(b));
   const extra = d.additional_kwargs;
-  if (extra !== null && typeof extra === "object" && Array.isArray(extra.tool_calls)) {
+  if (extra === null || typeof extra !== "object") return;
+  let next = extra;
+  if (Array.isArray(extra.tool_calls)) {
     const { tool_calls: raw, ...rest } = extra;
     const kept = raw.length === list.length ? raw.filter((_, n) => !at.has(n)) : raw.filter((c) => !gone(c));
     // (LangChain's OpenAI client would send an empty `tool_calls`, which the API refuses.)
-    changes.additional_kwargs = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+    next = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
   }
+  if (legacy !== undefined && calls.has(k)) {
+    const { function_call: _, ...rest } = next;
+    next = rest;
+  }
+  if (next !== extra) changes.additional_kwargs = next;
 }
 
 /** A clock for durations. */
@@ -3296,7 +3346,7 @@ function plainUsage(value, depth) {
 export function failureMessage(reason, cause, a, b) {
   if (reason === "timeout") return `the summarizer did not answer within timeoutMs (${a} ms)`;
   if (reason === "tooLarge") {
-    return `the summary has ${a} tokens (its tag and role included), over its limit (${b}: summaryMaxTokens, what targetTokens leaves beside the messages that stay, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens or targetTokens`;
+    return `the summary has ${a} tokens (its tag and role included), over its limit (${b}: summaryMaxTokens and its tag, what targetTokens leaves beside the messages that stay, or the tokens of what it replaces); ask the summarizer for less, or raise summaryMaxTokens or targetTokens`;
   }
   const text = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "a value that is not an Error";
   return reason === "rejected" ? `the summarizer rejected: ${text}` : text;
