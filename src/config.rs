@@ -1,7 +1,7 @@
 //! `ReduceConfig` (SPEC §4): parsed from plain option values and validated, with every
 //! default resolved, so the strategies read settled numbers.
 
-use crate::error::{join, show, ReduceError};
+use crate::error::{cat, join, show, ReduceError};
 use crate::estimate::{Estimator, Tokenizer, Weights};
 use crate::formats::FormatChoice;
 use crate::history::MAX_COUNT;
@@ -32,6 +32,15 @@ pub enum OptionValue {
 }
 
 impl OptionValue {
+    /// `INVALID_CONFIG`: option `key` must be `what`, and is this value.
+    #[inline(never)]
+    fn wrong(&self, key: &'static str, what: &str) -> ReduceError {
+        ReduceError::config(
+            key,
+            cat(&[key, " must be ", what, ", got ", self.type_name()]),
+        )
+    }
+
     fn type_name(&self) -> &'static str {
         match self {
             OptionValue::Missing => "undefined",
@@ -199,17 +208,15 @@ impl Reader<'_, '_> {
             }
             OptionValue::Number(n) => Err(ReduceError::config(
                 key,
-                format!(
-                    "{key} must be a finite number {} and at most 9007199254740991 \
-                     (Number.MAX_SAFE_INTEGER), got {}",
+                cat(&[
+                    key,
+                    " must be a finite number ",
                     if positive { "greater than 0" } else { "≥ 0" },
-                    show(n)
-                ),
+                    " and at most 9007199254740991 (Number.MAX_SAFE_INTEGER), got ",
+                    &show(n),
+                ]),
             )),
-            other => Err(ReduceError::config(
-                key,
-                format!("{key} must be a number, got {}", other.type_name()),
-            )),
+            other => Err(other.wrong(key, "a number")),
         }
     }
 
@@ -222,7 +229,7 @@ impl Reader<'_, '_> {
         match self.number(key)? {
             Some(n) if n.fract() != 0.0 => Err(ReduceError::config(
                 key,
-                format!("{key} must be a whole number, got {}", show(n)),
+                cat(&[key, " must be a whole number, got ", &show(n)]),
             )),
             // (`as` saturates.)
             n => Ok(n.map(|n| n as u32 as usize)),
@@ -234,10 +241,7 @@ impl Reader<'_, '_> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
             OptionValue::Bool(b) => Ok(Some(b)),
-            other => Err(ReduceError::config(
-                key,
-                format!("{key} must be true or false, got {}", other.type_name()),
-            )),
+            other => Err(other.wrong(key, "true or false")),
         }
     }
 
@@ -246,10 +250,7 @@ impl Reader<'_, '_> {
         match self.get(key)? {
             OptionValue::Missing => Ok(None),
             OptionValue::Text(s) => Ok(Some(s)),
-            other => Err(ReduceError::config(
-                key,
-                format!("{key} must be a string, got {}", other.type_name()),
-            )),
+            other => Err(other.wrong(key, "a string")),
         }
     }
 
@@ -278,10 +279,10 @@ impl Reader<'_, '_> {
         match names().position(|n| n == s) {
             Some(k) => Ok(Some(k)),
             None => {
-                let names: Vec<String> = names().map(|n| format!("\"{n}\"")).collect();
+                let names: Vec<String> = names().map(|n| cat(&["\"", n, "\""])).collect();
                 Err(ReduceError::config(
                     key,
-                    format!("{key} \"{s}\" is not one of {}", join(names, ", ")),
+                    cat(&[key, " \"", &s, "\" is not one of ", &join(names, ", ")]),
                 ))
             }
         }
@@ -292,10 +293,7 @@ impl Reader<'_, '_> {
         match self.get(key)? {
             OptionValue::Missing => Ok(false),
             OptionValue::Function => Ok(true),
-            other => Err(ReduceError::config(
-                key,
-                format!("{key} must be a function, got {}", other.type_name()),
-            )),
+            other => Err(other.wrong(key, "a function")),
         }
     }
 }
@@ -383,11 +381,13 @@ impl Config {
             (Some(max), Some(t)) if t > max => {
                 return Err(ReduceError::config(
                     "targetTokens",
-                    format!(
-                        "targetTokens ({}) must not exceed maxTokens ({})",
-                        show(t),
-                        show(max)
-                    ),
+                    cat(&[
+                        "targetTokens (",
+                        &show(t),
+                        ") must not exceed maxTokens (",
+                        &show(max),
+                        ")",
+                    ]),
                 ))
             }
             (Some(_), Some(t)) => c.target_tokens = Some(t),
@@ -425,15 +425,7 @@ impl Config {
 
         match r.get("tokenCounts")? {
             OptionValue::Missing | OptionValue::Array => {}
-            other => {
-                return Err(ReduceError::config(
-                    "tokenCounts",
-                    format!(
-                        "tokenCounts must be an array of numbers, got {}",
-                        other.type_name()
-                    ),
-                ))
-            }
+            other => return Err(other.wrong("tokenCounts", "an array of numbers")),
         }
         c.has_count_tokens = r.function("countTokens")?;
 
@@ -442,7 +434,7 @@ impl Config {
         if let Some(c) = chars_per_token.filter(|&c| c < MIN_CHARS_PER_TOKEN) {
             return Err(ReduceError::config(
                 "charsPerToken",
-                format!("charsPerToken must be at least 0.01, got {}", show(c)),
+                cat(&["charsPerToken must be at least 0.01, got ", &show(c)]),
             ));
         }
         let mut weights = match r.choice(
@@ -459,38 +451,32 @@ impl Config {
                     let Some(slot) = weights.get_mut(&name) else {
                         return Err(ReduceError::config(
                             "estimatorWeights",
-                            format!(
-                                "estimatorWeights has no class \"{name}\"; the classes are {}",
-                                join(Weights::NAMES, ", ")
-                            ),
+                            cat(&[
+                                "estimatorWeights has no class \"",
+                                &name,
+                                "\"; the classes are ",
+                                &join(Weights::NAMES, ", "),
+                            ]),
                         ));
                     };
                     match value {
                         OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => *slot = w,
-                        other => {
-                            return Err(ReduceError::config(
-                                "estimatorWeights",
-                                format!(
-                                    "estimatorWeights.{name} must be a number of tokens per character from 0 to 1000, got {}",
-                                    match other {
-                                        OptionValue::Number(n) => show(n),
-                                        o => o.type_name().to_string(),
-                                    }
-                                ),
-                            ))
-                        }
+                        other => return Err(ReduceError::config(
+                            "estimatorWeights",
+                            cat(&[
+                                "estimatorWeights.",
+                                &name,
+                                " must be a number of tokens per character from 0 to 1000, got ",
+                                &match other {
+                                    OptionValue::Number(n) => show(n),
+                                    o => o.type_name().to_string(),
+                                },
+                            ]),
+                        )),
                     }
                 }
             }
-            other => {
-                return Err(ReduceError::config(
-                    "estimatorWeights",
-                    format!(
-                        "estimatorWeights must be an object of class weights, got {}",
-                        other.type_name()
-                    ),
-                ))
-            }
+            other => return Err(other.wrong("estimatorWeights", "an object of class weights")),
         }
         c.estimator = match estimator {
             Some(false) => Estimator::Length {
@@ -503,12 +489,14 @@ impl Config {
             if !(MIN..=MAX).contains(&x) {
                 return Err(ReduceError::config(
                     "calibration",
-                    format!(
-                        "calibration must be between {} and {} (what calibrate() returns), got {}",
-                        show(MIN),
-                        show(MAX),
-                        show(x)
-                    ),
+                    cat(&[
+                        "calibration must be between ",
+                        &show(MIN),
+                        " and ",
+                        &show(MAX),
+                        " (what calibrate() returns), got ",
+                        &show(x),
+                    ]),
                 ));
             }
             c.calibration = x;
@@ -549,9 +537,11 @@ impl Config {
             if !valid {
                 return Err(ReduceError::config(
                     "summaryTag",
-                    format!(
-                        "summaryTag must be a tag name of letters, digits, - and _, got \"{tag}\""
-                    ),
+                    cat(&[
+                        "summaryTag must be a tag name of letters, digits, - and _, got \"",
+                        &tag,
+                        "\"",
+                    ]),
                 ));
             }
             c.summary_tag = tag;
@@ -571,12 +561,7 @@ impl Config {
         c.timeout_ms = r.positive("timeoutMs")?;
         match r.get("signal")? {
             OptionValue::Missing | OptionValue::Object(_) => {}
-            other => {
-                return Err(ReduceError::config(
-                    "signal",
-                    format!("signal must be an AbortSignal, got {}", other.type_name()),
-                ))
-            }
+            other => return Err(other.wrong("signal", "an AbortSignal")),
         }
         if let Some(n) = r.positive("largeMessageTokens")? {
             c.large_message_tokens = n;
@@ -591,7 +576,7 @@ impl Config {
             if x > 1.0 {
                 return Err(ReduceError::config(
                     "currentRoundRatio",
-                    format!("currentRoundRatio must be between 0 and 1, got {}", show(x)),
+                    cat(&["currentRoundRatio must be between 0 and 1, got ", &show(x)]),
                 ));
             }
             c.current_round_ratio = x;

@@ -123,6 +123,17 @@ pub fn join<S: AsRef<str>>(parts: impl IntoIterator<Item = S>, sep: &str) -> Str
     out
 }
 
+/// `parts` one after another: an error message (smaller in the wasm build than `format!`,
+/// whose machinery the module then leaves out, or the standard library's generic `concat`).
+#[inline(never)]
+pub fn cat(parts: &[&str]) -> String {
+    let mut out = String::new();
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
 /// A number for an error message, without pulling float formatting into the wasm build:
 /// whole numbers as they are, others with up to three decimals.
 pub fn show(n: f64) -> String {

@@ -24,6 +24,8 @@ pub struct Weights {
 }
 
 impl Default for Weights {
+    /// (Not inlined: the config parser's copies of the twelve constants cost more.)
+    #[inline(never)]
     fn default() -> Self {
         Weights {
             letter: 0.10,
@@ -90,13 +92,20 @@ impl Weights {
 
     /// The weights from [`Weights::values`].
     pub fn from_values(values: [f64; CLASSES]) -> Weights {
-        let mut w = Weights::default();
-        for (name, value) in Weights::NAMES.iter().zip(values) {
-            if let Some(slot) = w.get_mut(name) {
-                *slot = value;
-            }
+        Weights {
+            letter: values[0],
+            digit: values[1],
+            whitespace: values[2],
+            whitespace_run: values[3],
+            punctuation: values[4],
+            han: values[5],
+            kana: values[6],
+            hangul: values[7],
+            cjk_punctuation: values[8],
+            emoji: values[9],
+            other: values[10],
+            other_letter: values[11],
         }
-        w
     }
 
     fn by_class(&self) -> [f64; CLASSES] {
@@ -128,6 +137,7 @@ pub enum Tokenizer {
 
 impl Weights {
     /// The weights fitted for `tokenizer` (see `bench/accuracy/`).
+    #[inline(never)]
     pub fn fitted(tokenizer: Tokenizer) -> Weights {
         match tokenizer {
             Tokenizer::O200k => Weights::default(),

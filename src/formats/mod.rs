@@ -79,10 +79,12 @@ impl FormatChoice {
                 let names: Vec<String> = Format::ALL.iter().map(|f| f.name().into()).collect();
                 ReduceError::config(
                     "format",
-                    format!(
-                        "format \"{name}\" is not known; use \"auto\" or one of: {}",
-                        crate::error::join(names, ", ")
-                    ),
+                    crate::error::cat(&[
+                        "format \"",
+                        name,
+                        "\" is not known; use \"auto\" or one of: ",
+                        &crate::error::join(names, ", "),
+                    ]),
                 )
             })
     }

@@ -7,7 +7,7 @@ pub mod truncate;
 
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, OnOverBudget};
-use crate::error::{show, ErrorCode, ReduceError};
+use crate::error::{cat, show, ErrorCode, ReduceError};
 use crate::formats::Format;
 use crate::protect::{is_conversation, starts_on_user, starts_on_user_required, Protection};
 use crate::structure::{Group, Structure};
@@ -283,14 +283,20 @@ pub(crate) fn check_budget(
     if over_budget && config.on_over_budget == OnOverBudget::Error {
         return Err(ReduceError::new(
             ErrorCode::BudgetUnreachable,
-            format!(
-                "the protected messages alone need {} tokens and {messages} message{}, \
-                 over the targets ({}); raise the budget, lower keepLast, or use \
-                 onOverBudget: \"bestEffort\"",
-                show(tokens),
-                if messages == 1 { "" } else { "s" },
-                describe_targets(targets)
-            ),
+            cat(&[
+                "the protected messages alone need ",
+                &show(tokens),
+                " tokens and ",
+                &show(messages as f64),
+                if messages == 1 {
+                    " message"
+                } else {
+                    " messages"
+                },
+                ", over the targets (",
+                &describe_targets(targets),
+                "); raise the budget, lower keepLast, or use onOverBudget: \"bestEffort\"",
+            ]),
         ));
     }
     Ok(over_budget)
@@ -344,10 +350,10 @@ pub(crate) fn drop_reduction(
 fn describe_targets(targets: &Targets) -> String {
     let mut parts = Vec::new();
     if let Some(t) = targets.tokens {
-        parts.push(format!("targetTokens {}", show(t)));
+        parts.push(cat(&["targetTokens ", &show(t)]));
     }
     if let Some(m) = targets.messages {
-        parts.push(format!("targetMessages {m}"));
+        parts.push(cat(&["targetMessages ", &show(m as f64)]));
     }
     crate::error::join(parts, ", ")
 }

@@ -88,9 +88,13 @@ extern "C" {
 fn start() {
     std::panic::set_hook(Box::new(|info| {
         let (file, line) = info.location().map_or(("?", 0), |l| (l.file(), l.line()));
-        console_error(&format!(
-            "chat-history-reducer: a bug (a panic) at {file}:{line}; please report it"
-        ));
+        console_error(&crate::error::cat(&[
+            "chat-history-reducer: a bug (a panic) at ",
+            file,
+            ":",
+            &crate::error::show(line as f64),
+            "; please report it",
+        ]));
     }));
 }
 
