@@ -1158,3 +1158,27 @@ test("vercel-ui: a new summary's id is not one the history has (layered summarie
   // The same input, the same ids (SPEC §9.10).
   assert.deepEqual((await reduce([...first.messages, ...turns(20, 40)], config)).messages.map((m) => m.id), ids);
 });
+
+test("a summary is a message its provider takes: a system one has string content (the AI SDK's rule), and in Anthropic and Gemini an assistant one opens the history as a user turn", async () => {
+  const summarizer = async () => { await sleep(2); return "The user asked about the logs; a tool read them."; };
+  const filler = "please look at this long log excerpt ".repeat(120);
+  const vercel = [
+    { role: "user", content: [{ type: "text", text: `first question ${filler}` }] },
+    { role: "assistant", content: `answer ${filler}` },
+    { role: "user", content: "second question" },
+    { role: "assistant", content: "ok" },
+  ];
+  for (const strategy of ["summarize", "progressive"]) {
+    const r = await reduce(vercel, { strategy, format: "vercel", maxTokens: 400, summaryRole: "system", summarizer });
+    assert.equal(r.summary.role, "system");
+    assert.equal(typeof r.summary.content, "string", JSON.stringify(r.summary));
+  }
+  const anthropic = vercel.map((m) => ({ ...m }));
+  const gemini = vercel.map((m) => ({ role: m.role === "assistant" ? "model" : "user", parts: [{ text: typeof m.content === "string" ? m.content : m.content[0].text }] }));
+  for (const [format, input] of [["anthropic", anthropic], ["gemini", gemini]]) {
+    const r = await reduce(input, { strategy: "summarize", format, maxTokens: 400, summaryRole: "assistant", summarizer });
+    assert.ok(r.summary, format);
+    assert.equal(r.messages[0], r.summary, format);
+    assert.equal(r.summary.role, "user", `${format}: ${JSON.stringify(r.summary)}`);
+  }
+});

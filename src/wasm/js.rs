@@ -250,8 +250,8 @@ extern "C" {
 
 #[wasm_bindgen(module = "/src/wasm/reader.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = makeMessage)]
-    pub fn make_message(reading: &Reading, role: &str, text: &JsString) -> JsValue;
+    #[wasm_bindgen(js_name = summaryMessage)]
+    pub fn make_summary(reading: &Reading, role: &str, text: &JsString) -> JsValue;
     #[wasm_bindgen(js_name = summaryText)]
     pub fn summary_text(reading: &Reading, indices: &[u32], tag: &str) -> JsString;
     #[wasm_bindgen(js_name = wrapSummary)]

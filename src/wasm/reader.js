@@ -3185,6 +3185,15 @@ function usesParts(items) {
 
 const LANGCHAIN_SUMMARY_TYPES = { user: "human", system: "system", assistant: "ai" };
 
+/** The summary message: of `reading.format`, with `role` (summaryRole: "user" | "system" |
+ * "assistant") and `text`. */
+export function summaryMessage(reading, role, text) {
+  // (It opens the history, after the system messages: in Anthropic and Gemini a user turn,
+  // whatever summaryRole says — their APIs refuse a history that opens on the model's.)
+  const opens = role === "assistant" && (reading.format === "anthropic" || reading.format === "gemini");
+  return makeMessage(reading, opens ? "user" : role, text);
+}
+
 /** A new message of `reading.format` with `role` ("user" | "system" | "assistant") and `text`. */
 export function makeMessage(reading, role, text) {
   const items = reading.items;
@@ -3218,7 +3227,8 @@ export function makeMessage(reading, role, text) {
       return { type, content: text };
     }
     default: // openai, anthropic, vercel
-      return { role, content: usesParts(items) ? [{ type: "text", text }] : text };
+      // (A system message's content is a string, as the AI SDK requires it.)
+      return { role, content: role !== "system" && usesParts(items) ? [{ type: "text", text }] : text };
   }
 }
 

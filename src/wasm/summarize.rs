@@ -9,7 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::decode::{count_new_message, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
-    call_summarizer, emit, failure_message, make_message, now, pick, summarizer_error,
+    call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
     summary_text, wrap_summary, Outcome, Reading,
 };
 use crate::config::{OnSummarizerError, SummaryRole};
@@ -89,7 +89,7 @@ pub struct Answer {
 /// The summary message of `text`: wrapped in the tag, in the configured role.
 pub fn summary_message(call: &Call, reading: &Reading, text: &JsString) -> JsValue {
     let config = &call.config;
-    make_message(
+    make_summary(
         reading,
         role_name(config.summary_role),
         &wrap_summary(text, &config.summary_tag),
