@@ -35,7 +35,7 @@ test("summarize: the summary replaces the oldest messages, after the system prom
   assert.deepEqual(requests[0].messages, input.slice(1, 33), "the originals, in order, as the input objects");
   assert.equal(r.messages[0], input[0]);
   assert.equal(r.messages[1], r.summary);
-  assert.match(r.summary.content, /^<conversation-summary>\nSummary of 32 messages\.\n<\/conversation-summary>$/);
+  assert.equal(r.summary.content, "<conversation-summary>Summary of 32 messages.</conversation-summary>");
   assert.equal(r.summary.role, "user");
   assert.deepEqual(r.summarized, Array.from({ length: 32 }, (_, i) => i + 1));
   assert.deepEqual(r.kept, [0, ...Array.from({ length: 8 }, (_, i) => i + 33)]);
@@ -116,14 +116,14 @@ test("summaries are written in the input's own format", async () => {
   const anthropic = [];
   for (let t = 0; t < 10; t++) anthropic.push({ role: "user", content: [{ type: "text", text: `q${t}` }] }, { role: "assistant", content: [{ type: "text", text: `a${t}` }] });
   const a = await reduce(anthropic, { strategy: "summarize", targetMessages: 4, summarizer });
-  assert.deepEqual(a.summary, { role: "user", content: [{ type: "text", text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+  assert.deepEqual(a.summary, { role: "user", content: [{ type: "text", text: "<conversation-summary>short</conversation-summary>" }] });
   const gemini = [];
   for (let t = 0; t < 10; t++) gemini.push({ role: "user", parts: [{ text: `q${t}` }] }, { role: "model", parts: [{ text: `a${t}` }] });
   const g = await reduce(gemini, { strategy: "summarize", targetMessages: 4, summarizer });
-  assert.deepEqual(g.summary, { role: "user", parts: [{ text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+  assert.deepEqual(g.summary, { role: "user", parts: [{ text: "<conversation-summary>short</conversation-summary>" }] });
   const responses = gemini.map((m) => ({ type: "message", role: m.role === "model" ? "assistant" : "user", content: [{ type: m.role === "model" ? "output_text" : "input_text", text: m.parts[0].text }] }));
   const o = await reduce(responses, { strategy: "summarize", targetMessages: 4, summarizer, summaryRole: "system" });
-  assert.deepEqual(o.summary, { type: "message", role: "system", content: [{ type: "input_text", text: "<conversation-summary>\nshort\n</conversation-summary>" }] });
+  assert.deepEqual(o.summary, { type: "message", role: "system", content: [{ type: "input_text", text: "<conversation-summary>short</conversation-summary>" }] });
 });
 
 /** A 300-message agent session with 20 KB tool results. */
@@ -284,7 +284,7 @@ test("progressive keeps the round summary it wrote when the later stages are not
   assert.deepEqual(r.events.map((e) => e.type), ["summarizeRounds", "compressCurrentRound", "truncate"]);
   assert.ok(r.summary, "a summary was made");
   assert.equal(r.messages[1], r.summary, "the new summary stands after the system prompt");
-  assert.equal(r.summary.content, "<conversation-summary>\nsummary of 10 (round)\n</conversation-summary>");
+  assert.equal(r.summary.content, "<conversation-summary>summary of 10 (round)</conversation-summary>");
   assert.deepEqual(r.summarized, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   assert.ok(r.dropped.every((i) => i > 11), `only current-round groups dropped: ${r.dropped}`);
   const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
@@ -587,7 +587,7 @@ test("summarize: summaryMaxTokens bounds the summary's text (its tag is beside i
     const max = extra.summaryMaxTokens ?? Math.floor(0.25 * Math.floor(0.8 * 200));
     assert.ok(asked[0] <= max, `asked for ${asked[0]}, at most ${max}`);
     const summary = r.messages.find((m) => typeof m.content === "string" && m.content.includes("</"));
-    const tag = { ...summary, content: summary.content.replace(/>[^]*</, ">\n\n<") };
+    const tag = { ...summary, content: summary.content.replace(/>[^]*</, "><") };
     assert.ok(estimateTokens(summary) - estimateTokens(tag) <= max, `${estimateTokens(summary)} - ${estimateTokens(tag)} ≤ ${max}`);
     assert.ok(r.tokensAfter <= 160 && !r.overBudget, `${r.tokensAfter}`);
   }
@@ -672,7 +672,7 @@ test("progressive: a round summary of the tokens the summarizer was asked for is
   });
   assert.equal(asked.length, 1);
   assert.ok(asked[0] <= 40, `asked for ${asked[0]}`);
-  const tag = { ...r.summary, content: r.summary.content.replace(/>[^]*</, ">\n\n<") };
+  const tag = { ...r.summary, content: r.summary.content.replace(/>[^]*</, "><") };
   assert.ok(estimateTokens(r.summary) - estimateTokens(tag) <= 40, `${estimateTokens(r.summary)} - ${estimateTokens(tag)} ≤ 40`);
 });
 
@@ -741,7 +741,7 @@ test("progressive stage 4 summarizes the oldest rounds the targets need; the rou
   assert.ok(!r.overBudget);
   // One round fewer would not have met the target, with the summary at summaryMaxTokens
   // (its text; and its tag).
-  const tag = estimateTokens({ role: "user", content: "<conversation-summary>\n\n</conversation-summary>" });
+  const tag = estimateTokens({ role: "user", content: "<conversation-summary></conversation-summary>" });
   const fewer = estimateTokens([input[0], ...input.slice(n - 1)]) + 30 + tag;
   assert.ok(fewer > config.targetTokens, `${fewer} > ${config.targetTokens}`);
   // A target only all previous rounds meet: every one of them (the current round stays).
@@ -905,7 +905,7 @@ test("a summarizer's long answer, and a long previous summary, go through withou
   const config = { strategy: "summarize", targetMessages: 6, summaryMaxTokens: 1e9, summarizer: async (req) => { requests.push(req); return long; } };
   const before = memory();
   const r = await reduce(history, config);
-  assert.equal(r.summary.content, `<conversation-summary>\n${long.trim()}\n</conversation-summary>`);
+  assert.equal(r.summary.content, `<conversation-summary>${long.trim()}</conversation-summary>`);
   const again = await reduce([history[0], r.summary, ...chat(10, false)], config);
   assert.equal(requests.at(-1).previousSummary, long.trim(), "the long summary goes to the summarizer as it was");
   assert.equal(again.summary.content, r.summary.content);
@@ -946,7 +946,7 @@ test("summarize, single mode: an earlier summary too long for the target is repl
   assert.deepEqual(r.summarized, [1, 2, 3]);
   assert.deepEqual(r.dropped, []);
   assert.equal(r.overBudget, false);
-  assert.equal(r.tokensAfter, 1 + 48 + 4 * 20);
+  assert.equal(r.tokensAfter, 1 + 46 + 4 * 20);
   assert.deepEqual(r.messages.slice(2), history.slice(4));
 });
 
@@ -959,15 +959,15 @@ test("summarize: the summary may have no more than the target leaves beside the 
   const requests = [];
   const config = {
     strategy: "summarize", maxTokens: 750, targetTokens: 600, onOverBudget: "error", countTokens: byLength,
-    summaryTag: "s", // (its wrapping: "<s>\n" and "\n</s>", 9 tokens)
+    summaryTag: "s", // (its wrapping: "<s>" and "</s>", 7 tokens)
     summarizer: async (req) => { requests.push(req); return "S".repeat(req.targetTokens); },
   };
   let r = await reduce(history, config);
-  assert.equal(requests.at(-1).targetTokens, 29 - 9 - 1, "what is left, less the wrapping and a token");
+  assert.equal(requests.at(-1).targetTokens, 29 - 7 - 1, "what is left, less the wrapping and a token");
   assert.deepEqual([r.overBudget, r.tokensAfter], [false, 571 + 28]);
   r = await reduce(history, { ...config, targetTokens: 700 });
-  assert.equal(requests.at(-1).targetTokens, 129 - 9 - 1, "below summaryMaxTokens (175)");
-  // The default tag's wrapping alone (47) is over the 29 left: no summary is asked for, and
+  assert.equal(requests.at(-1).targetTokens, 129 - 7 - 1, "below summaryMaxTokens (175)");
+  // The default tag's wrapping alone (45) is over the 29 left: no summary is asked for, and
   // that is a summary too large (reported; or SUMMARY_TOO_LARGE).
   r = await reduce(history, { ...config, summaryTag: undefined });
   assert.equal(requests.length, 2, "not asked");
@@ -995,7 +995,7 @@ test("summarize with only a message target: asked for a quarter of what it repla
     strategy: "summarize", targetMessages: 4, thresholdMessages: 0, onSummarizerError: "throw", summarizer: async () => long,
   }), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
   const ok = await reduce(history, { strategy: "summarize", targetMessages: 4, thresholdMessages: 0, summarizer: async () => "Short." });
-  assert.equal(ok.summary.content, "<conversation-summary>\nShort.\n</conversation-summary>");
+  assert.equal(ok.summary.content, "<conversation-summary>Short.</conversation-summary>");
 });
 
 test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {

@@ -3249,13 +3249,14 @@ function textOfSummary(m, tag) {
   return start >= 0 && end > start ? text.slice(start + open.length, end).trim() : text.trim();
 }
 
-/** `<tag>\ntext\n</tag>`, with tags the summarizer may have written itself removed. */
+/** `<tag>text</tag>` (SPEC §4), with tags the summarizer may have written itself removed. (A
+ * summary written as `<tag>\ntext\n</tag>`, as before session 15, is recognised all the same.) */
 export function wrapSummary(text, tag) {
   const open = `<${tag}>`, close = `</${tag}>`;
   let body = text.trim();
   if (body.startsWith(open)) body = body.slice(open.length);
   if (body.endsWith(close)) body = body.slice(0, -close.length);
-  return `${open}\n${body.trim()}\n${close}`;
+  return `${open}${body.trim()}${close}`;
 }
 
 function hashText(text) {

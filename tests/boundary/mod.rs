@@ -295,7 +295,7 @@ async fn a_summary_that_resolves_later_replaces_the_oldest_messages() {
     );
     let text = get(&summary, "content").as_string().unwrap();
     assert!(
-        text.starts_with("<conversation-summary>\nThey discussed 18 messages"),
+        text.starts_with("<conversation-summary>They discussed 18 messages"),
         "{text}"
     );
     assert_eq!(role(&summary), "user");
