@@ -439,12 +439,18 @@ pub(crate) trait Unit: Copy {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     unsafe fn non_ascii(text: &[Self], i: usize) -> u32;
 
-    /// `text[i..i + 16]` as sixteen bytes when all are ASCII.
+    /// `text[i..i + 16]` as sixteen bytes when all are ASCII. `limit`: `u16x8_splat(0x80)`,
+    /// which UTF-16 units are clamped to (passed in: V8 would make a constant anew on each
+    /// block).
     ///
     /// # Safety
     /// `i + 16 <= text.len()`.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    unsafe fn ascii_block(text: &[Self], i: usize) -> Option<core::arch::wasm32::v128>;
+    unsafe fn ascii_block(
+        text: &[Self],
+        i: usize,
+        limit: core::arch::wasm32::v128,
+    ) -> Option<core::arch::wasm32::v128>;
 }
 
 impl Unit for u8 {
@@ -475,7 +481,11 @@ impl Unit for u8 {
 
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     #[inline(always)]
-    unsafe fn ascii_block(bytes: &[u8], i: usize) -> Option<core::arch::wasm32::v128> {
+    unsafe fn ascii_block(
+        bytes: &[u8],
+        i: usize,
+        _limit: core::arch::wasm32::v128,
+    ) -> Option<core::arch::wasm32::v128> {
         use core::arch::wasm32::*;
         // SAFETY: the caller's.
         let v = unsafe { load(bytes, i) };
@@ -515,16 +525,18 @@ impl Unit for u16 {
 
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     #[inline(always)]
-    unsafe fn ascii_block(units: &[u16], i: usize) -> Option<core::arch::wasm32::v128> {
+    unsafe fn ascii_block(
+        units: &[u16],
+        i: usize,
+        limit: core::arch::wasm32::v128,
+    ) -> Option<core::arch::wasm32::v128> {
         use core::arch::wasm32::*;
         // SAFETY: the caller's (16 units from i).
         let (a, b) = unsafe { (load(units, i), load(units, i + 8)) };
-        // (Narrowing saturates: a unit of 0x8000 or more would become 0, so those are
-        // looked for first.)
-        if v128_any_true(v128_and(v128_or(a, b), u16x8_splat(0xFF80))) {
-            return None;
-        }
-        Some(u8x16_narrow_i16x8(a, b))
+        // Each unit at most 0x80, so that narrowing keeps it (and LLVM adds no clamps of its
+        // own before it): a non-ASCII unit becomes 0x80, whose top bit the bitmask sees.
+        let v = u8x16_narrow_i16x8(u16x8_min(a, limit), u16x8_min(b, limit));
+        (u8x16_bitmask(v) == 0).then_some(v)
     }
 }
 
@@ -573,34 +585,35 @@ impl AsciiCounts {
         // The constants as values LLVM cannot see through: it would otherwise rewrite the
         // counting below into compares that V8 turns into more instructions, and V8 makes
         // a constant anew inside the loop each time it is used.
-        let [low_nibble, one, letter_bits, digit_bits, space_bits, other_bits] =
-            core::hint::black_box([
-                u8x16_splat(0x0F),
-                u8x16_splat(1),
-                u8x16_splat(C_LETTER),
-                u8x16_splat(C_DIGIT),
-                u8x16_splat(C_SPACE),
-                u8x16_splat(C_OTHER),
-            ]);
+        let [by_low, by_high, low_nibble, one, space_bits, other_bits] = core::hint::black_box([
+            by_low,
+            by_high,
+            u8x16_splat(0x0F),
+            u8x16_splat(C_DIGIT),
+            u8x16_splat(C_SPACE),
+            u8x16_splat(C_OTHER),
+        ]);
+        let limit = u16x8_splat(0x80);
         loop {
-            let (mut letters, mut digits, mut others, mut spaces, mut starts) =
+            let (mut classed, mut digits, mut others, mut spaces, mut starts) =
                 (zero, zero, zero, zero, zero);
             let mut blocks = 0i64;
             while blocks < 255 && i + 16 <= text.len() {
                 // SAFETY: i + 16 <= text.len() (the loop's condition).
-                let Some(v) = (unsafe { T::ascii_block(text, i) }) else {
+                let Some(v) = (unsafe { T::ascii_block(text, i, limit) }) else {
                     break;
                 };
                 // Each byte's class as one bit (`NIBBLE_CLASSES`), then 1 in the lanes of
-                // each class counted.
+                // each class counted: of any class but punctuation, digits (the bit of 1),
+                // whitespace and others (letters are what is left of the first).
                 let class = v128_and(
                     i8x16_swizzle(by_low, v128_and(v, low_nibble)),
                     i8x16_swizzle(by_high, v128_and(u16x8_shr(v, 4), low_nibble)),
                 );
                 let is = |bits| u8x16_min(v128_and(class, bits), one);
-                let (letter, digit, space, other) = (
-                    is(letter_bits),
-                    is(digit_bits),
+                let (any, digit, space, other) = (
+                    u8x16_min(class, one),
+                    v128_and(class, one),
                     is(space_bits),
                     is(other_bits),
                 );
@@ -623,7 +636,7 @@ impl AsciiCounts {
                     29,
                     30,
                 >(carry, space);
-                letters = i8x16_add(letters, letter);
+                classed = i8x16_add(classed, any);
                 digits = i8x16_add(digits, digit);
                 others = i8x16_add(others, other);
                 spaces = i8x16_add(spaces, space);
@@ -632,12 +645,12 @@ impl AsciiCounts {
                 blocks += 1;
                 i += 16;
             }
-            let (l, d, o, w) = (sum(letters), sum(digits), sum(others), sum(spaces));
-            self.letters += l;
+            let (c, d, o, w) = (sum(classed), sum(digits), sum(others), sum(spaces));
+            self.letters += c - d - o - w;
             self.digits += d;
             self.others += o;
             self.spaces += w;
-            self.puncts += 16 * blocks - l - d - o - w;
+            self.puncts += 16 * blocks - c;
             self.starts += sum(starts);
             if blocks < 255 {
                 break;
@@ -652,13 +665,20 @@ impl AsciiCounts {
 /// whose high nibbles and low nibbles each lie in a set of their own, one bit a set, so
 /// that `by_low[b & 15] & by_high[b >> 4]` holds exactly the bit of b's set.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-const C_LETTER: u8 = 0b0000_0011; // A–O a–o (high 4, 6) and P–Z p–z (high 5, 7)
+const C_LETTER: u8 = 0b1100_0000; // A–O a–o (high 4, 6) and P–Z p–z (high 5, 7)
+/// (The bit of 1: counted by a mask alone.)
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-const C_DIGIT: u8 = 0b0000_0100;
+const C_DIGIT: u8 = 0b0000_0001;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-const C_SPACE: u8 = 0b0001_1000; // ' ', and \t to \r
+const C_SPACE: u8 = 0b0000_0110; // ' ', and \t to \r
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-const C_OTHER: u8 = 0b1110_0000; // the other controls, and DEL (punctuation is the rest)
+const C_OTHER: u8 = 0b0011_1000; // the other controls, and DEL (punctuation is the rest)
+                                 // (The classes share no bit, and the eight sets' bits are all of a byte's.)
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const _: () = assert!(
+    C_LETTER ^ C_DIGIT ^ C_SPACE ^ C_OTHER == 0xFF
+        && C_LETTER | C_DIGIT | C_SPACE | C_OTHER == 0xFF
+);
 
 /// The class bits by low nibble and by high nibble (see [`C_LETTER`]).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -684,14 +704,14 @@ static NIBBLE_CLASSES: ([u8; 16], [u8; 16]) = {
             t
         }
         [
-            (0b0000_0001, highs(&[4, 6]), lows(1, 15, false)),
-            (0b0000_0010, highs(&[5, 7]), lows(0, 10, false)),
+            (0b0100_0000, highs(&[4, 6]), lows(1, 15, false)),
+            (0b1000_0000, highs(&[5, 7]), lows(0, 10, false)),
             (C_DIGIT, highs(&[3]), lows(0, 9, false)),
-            (0b0000_1000, highs(&[2]), lows(0, 0, false)),
-            (0b0001_0000, highs(&[0]), lows(9, 13, false)),
-            (0b0010_0000, highs(&[0]), lows(9, 13, true)),
-            (0b0100_0000, highs(&[1]), lows(0, 15, false)),
-            (0b1000_0000, highs(&[7]), lows(15, 15, false)),
+            (0b0000_0010, highs(&[2]), lows(0, 0, false)),
+            (0b0000_0100, highs(&[0]), lows(9, 13, false)),
+            (0b0000_1000, highs(&[0]), lows(9, 13, true)),
+            (0b0001_0000, highs(&[1]), lows(0, 15, false)),
+            (0b0010_0000, highs(&[7]), lows(15, 15, false)),
         ]
     };
     let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
