@@ -144,10 +144,11 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).
     let (failures, places) = (Array::new(), Array::new());
-    // A summary of any kind is at most `summaryMaxTokens` (SPEC §4, §6), and the summarizer
-    // is asked for no more: a round summary's text (the config counts its tag: see
-    // `Started::read`), a tool run's, a rewritten message's (`cap`, with its note).
-    // (A round summary's wrapping, and a token for the rounding.)
+    // The summarizer is asked for no more than `summaryMaxTokens` of text (SPEC §4, §6), and
+    // a round summary or a rewritten message with more is too large (the config counts a
+    // round summary's tag: see `Started::read`; `cap` a rewrite's note); a tool run's summary
+    // has only to be smaller than the run. `wrapping`: a round summary's, and a token for
+    // the rounding.
     let wrapping = wrapping(call, reading, t)? + 1.0;
     let text_max = config
         .summary_max_tokens
