@@ -218,6 +218,8 @@ struct Started {
     call: Call,
     transcript: std::rc::Rc<Transcript>,
     reading: Reading,
+    /// The summary message's wrapping ([`summarize::wrapping`]), when a summarizer is used.
+    wrapping: f64,
 }
 
 impl Started {
@@ -225,12 +227,13 @@ impl Started {
         let mut call = decode_config(config, true)?;
         let (transcript, reading) = decode_for_reduction(messages, &call)?;
         let transcript = decode::as_output(transcript, &reading, &call)?;
+        let mut wrapping = 0.0;
         if call.config.needs_summarizer() {
             // `summaryMaxTokens` bounds the summary the summarizer writes (SPEC §4: "a longer
             // summary is `SUMMARY_TOO_LARGE`"); the core counts the summary message, which
             // may have that and its wrapping (the tag, its role and overhead: at a target of
             // 40 tokens the tag alone took the 10 of the default).
-            let wrapping = summarize::wrapping(&call, &reading, &transcript)?;
+            wrapping = summarize::wrapping(&call, &reading, &transcript)?;
             if let Some(max) = call.config.summary_max_tokens.as_mut() {
                 *max += wrapping;
             }
@@ -239,6 +242,7 @@ impl Started {
             call,
             transcript,
             reading,
+            wrapping,
         })
     }
 
@@ -247,14 +251,15 @@ impl Started {
             call,
             transcript,
             reading,
+            wrapping,
         } = self;
         let started = js::now();
         let result = match call.config.strategy {
             Strategy::Progressive if call.config.needs_summarizer() => {
-                progressive::reduce(&call, &transcript, &reading).await
+                progressive::reduce(&call, &transcript, &reading, wrapping).await
             }
             Strategy::Summarize => {
-                summarize::reduce_with_summarizer(&call, &transcript, &reading).await
+                summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping).await
             }
             _ => return reduce_now(&call, &transcript, &reading),
         };

@@ -10,7 +10,7 @@ use super::encode::{core_events, Writings};
 use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
 use super::summarize::{
     ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
-    wrapping, Failure,
+    Failure,
 };
 use crate::config::OnSummarizerError;
 use crate::strategies::progressive::{Action, Progressive};
@@ -133,7 +133,13 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
 }
 
 /// `progressive` with the summarizer (`reduce`): stages 1–6.
-pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
+/// `wrapping`: the summary message's ([`super::summarize::wrapping`]).
+pub async fn reduce(
+    call: &Call,
+    t: &Transcript,
+    reading: &Reading,
+    wrapping: f64,
+) -> Result<JsValue, JsValue> {
     let config = &call.config;
     let started = now();
     if let Some(result) = unchanged_or_start(call, t, reading, started)? {
@@ -147,12 +153,12 @@ pub async fn reduce(call: &Call, t: &Transcript, reading: &Reading) -> Result<Js
     // The summarizer is asked for no more than `summaryMaxTokens` of text (SPEC §4, §6), and
     // a round summary or a rewritten message with more is too large (the config counts a
     // round summary's tag: see `Started::read`; `cap` a rewrite's note); a tool run's summary
-    // has only to be smaller than the run. `wrapping`: a round summary's, and a token for
-    // the rounding.
-    let wrapping = wrapping(call, reading, t)? + 1.0;
+    // has only to be smaller than the run.
     let text_max = config
         .summary_max_tokens
-        .map_or(f64::INFINITY, |max| max - wrapping + 1.0);
+        .map_or(f64::INFINITY, |max| max - wrapping);
+    // (And a token for the rounding.)
+    let wrapping = wrapping + 1.0;
     // A failed summary: throw, or note it and go on without it; after a timeout the
     // summarizer is asked nothing more (`timeoutMs` bounds the whole reduction's wait by
     // about itself, not by itself for each summary).

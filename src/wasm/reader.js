@@ -153,11 +153,11 @@ const PART_FORMATS = table({
   // Types several formats use, each in a shape of its own: by that shape (a shape none of
   // them has tells nothing).
   image: (p) => (p.source !== undefined ? ANTHROPIC_PART : p.image !== undefined ? VERCEL_PART : undefined),
-  file: (p) => (p.file !== undefined ? ["openai", "langchain"] : p.data !== undefined && (p.mediaType ?? p.mimeType) !== undefined ? VERCEL_PART : undefined),
+  file: (p) => (p.file !== undefined ? OPENAI_PART : p.data !== undefined && (p.mediaType ?? p.mimeType) !== undefined ? VERCEL_PART : undefined),
   reasoning: (p) => (typeof p.text === "string" ? VERCEL_PART : undefined),
 });
 
-const ANTHROPIC_PART = ["anthropic", "langchain"], VERCEL_PART = ["vercel", "langchain"];
+const OPENAI_PART = ["openai", "langchain"], ANTHROPIC_PART = ["anthropic", "langchain"], VERCEL_PART = ["vercel", "langchain"];
 
 /** The only formats whose messages have `part` (`PART_FORMATS`), or undefined: any. */
 function partOnly(part) {

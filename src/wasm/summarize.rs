@@ -217,6 +217,7 @@ pub async fn reduce_with_summarizer(
     call: &Call,
     t: &Transcript,
     reading: &Reading,
+    wrapping: f64,
 ) -> Result<JsValue, JsValue> {
     let config = &call.config;
     let started = now();
@@ -236,7 +237,6 @@ pub async fn reduce_with_summarizer(
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
-    let wrapping = wrapping(call, reading, t)?;
     let room = plan.limit - wrapping - 1.0;
     let target = plan.target_tokens.min(room).max(1.0);
     let asked = if room < 1.0 {
