@@ -151,16 +151,16 @@ test("the installed package was rewritten", () => {
   const dist = join(dirname(require.resolve("chat-history-reducer/package.json")), "dist");
   const glue = readFileSync(join(dist, "chat_history_reducer.js"), "utf8");
   const snippets = join(dist, "snippets");
-  const reader = readFileSync(join(snippets, readdirSync(snippets, { recursive: true }).find((p) => p.endsWith("reader.js"))), "utf8");
+  const reader = readFileSync(join(snippets, readdirSync(snippets, { recursive: true }).find((p) => p.endsWith("boundary.js"))), "utf8");
   assert.match(glue, /^export const reduceSync = \(function reduceSync\(/m);
   // (The import functions' keys are short names since scripts/short-imports.mjs.)
   assert.doesNotMatch(glue, /^ {8}\w+: function\(/m, "every import function is wrapped");
   assert.match(glue, /^ +\w+: \(function\(arg0, [^)]*\) \{ return handleError\(\(function \(arg0, [^)]*\) \{\n +const ret = readMessages\(/m);
   assert.match(reader, /^export const readMessages = \(function readMessages\(/m);
   assert.match(reader, /^Object\.defineProperties\(Reading\.prototype, \{\n(  \/\*\*.*\n(   \*.*\n)*)?  \w+: \{ value: \(function \w+\(/m);
-  // The listed functions and classes of every module bundled into it (scripts/bundle.mjs).
-  assert.match(reader, /^const own = \(function own\(/m);
-  assert.match(reader, /^const readOpenAI = \(function readOpenAI\(/m);
+  // The listed functions and classes of every module of src/wasm/js/ (one module since build.rs).
+  assert.match(reader, /^(export )?const own = \(function own\(/m);
+  assert.match(reader, /^(export )?const readOpenAI = \(function readOpenAI\(/m);
   assert.match(reader, /^Object\.defineProperties\(Stamps\.prototype, \{$/m);
   assert.match(reader, /^export async function callSummarizer\(/m, "a function not listed stays a declaration");
 });

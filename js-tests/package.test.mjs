@@ -54,9 +54,9 @@ test("the package resolves to the Node entry and ships its typings", () => {
   const manifest = JSON.parse(readFileSync(pkgJson, "utf8"));
   assert.equal(manifest.exports["."].types, "./index.d.ts");
   const dts = readFileSync(new URL("./dist/chat_history_reducer.d.ts", `file://${pkgJson}`), "utf8");
-  const own = readFileSync(new URL("./dist/reader.d.ts", `file://${pkgJson}`), "utf8");
+  const own = readFileSync(new URL("./dist/boundary.d.ts", `file://${pkgJson}`), "utf8");
   assert.match(own, /export class ReduceError extends Error/);
-  assert.match(readFileSync(new URL("./index.d.ts", `file://${pkgJson}`), "utf8"), /export \{ ReduceError, reloadTool \} from "\.\/dist\/reader\.js"/);
+  assert.match(readFileSync(new URL("./index.d.ts", `file://${pkgJson}`), "utf8"), /export \{ ReduceError, reloadTool \} from "\.\/dist\/boundary\.js"/);
   assert.match(dts, /export function reduceSync<M extends object = Message>\(messages: readonly M\[\], config\?: ReduceConfig<M>\): ReduceResult<M>;/);
   assert.match(dts, /export class ChatHistory<M extends object = Message> \{/);
   assert.deepEqual(manifest.typesVersions, { "*": { web: ["./index.d.ts"] } });
@@ -101,7 +101,7 @@ if (m.reduceSync([{ role: "user", content: "hi" }], { maxTokens: 9 }).reduced !=
 });
 
 test("the web entry called before init() throws an Error that says so; initSync({ module }) then loads it silently", () => {
-  // In a process of its own: two instances of the glue would share reader.js.
+  // In a process of its own: two instances of the glue would share boundary.js.
   const web = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer.js")).href;
   const wasm = pathToFileURL(join(packageRoot(), "dist", "chat_history_reducer_bg.wasm")).href;
   const out = runNode(`
@@ -307,7 +307,7 @@ test("the typings' examples give what they say", () => {
 });
 
 test("a long history edited in place is read again where it changed", () => {
-  // Readings are kept by message object (reader.js): each message's stamp must notice the
+  // Readings are kept by message object (src/wasm/js/reuse.js): each message's stamp must notice the
   // edits a chat makes between turns.
   const history = [];
   for (let k = 0; k < 40; k++) {
@@ -405,7 +405,7 @@ test("a reading is taken over only under the same options: summary tag, estimato
 });
 
 test("a growing history read again after a failed call, and after a branch, reads as fresh copies", () => {
-  // A history that grew goes on with the reading of the call before (reader.js shares what
+  // A history that grew goes on with the reading of the call before (reuse.js shares what
   // it read of the unchanged messages): what a failed call or another branch added must
   // not leak into the next reading.
   const history = [{ role: "system", content: "Be brief." }];

@@ -364,7 +364,7 @@ function outcome(messages, config) {
 }
 
 /**
- * Readings are kept between calls by message object (reader.js); every way an app changes
+ * Readings are kept between calls by message object (src/wasm/js/reuse.js); every way an app changes
  * its history between turns must give what reading copies of the messages gives. `cases`
  * histories of about `length` messages, `ops` changes each.
  */
@@ -445,7 +445,7 @@ test("a call that takes over an earlier call's reading decides exactly as a fres
 
 test("the same on long histories: readings kept in chunks (texts, stamps) across their boundaries", () => {
   // Thousands of messages: a reading's texts and stamps are kept in chunks of thousands
-  // (reader.js `TextChunks`, formats/stamps.js `Stamps`); histories that grow, are cut and edited cross them.
+  // (texts.js `TextChunks`, formats/stamps.js `Stamps`); histories that grow, are cut and edited cross them.
   takeOverDecidesAsFreshRead(12, 7, 2600, 4);
 });
 
@@ -493,7 +493,7 @@ test("auto-detection reports the same first error whether or not readers check t
 });
 
 test("every format: unchanged messages are not read again, new and edited ones are", () => {
-  // What a call reads of each message is kept by message object (reader.js); `countTokens`
+  // What a call reads of each message is kept by message object (js/reuse.js); `countTokens`
   // shows which messages a call read. A format whose stamp did not compare equal on an
   // unchanged message would read it on every call.
   const { rand } = seeded(5);

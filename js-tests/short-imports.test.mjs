@@ -9,8 +9,8 @@ import { test } from "node:test";
 import { renameGlue, renameImports, shortName } from "./short-imports.mjs";
 
 const GLUE_MODULE = "./x_bg.js";
-const SNIPPET = "./snippets/x-0123456789abcdef/src/wasm/reader.js";
-/** A second snippet module: each of src/wasm/*.js that the .wasm imports from is one. */
+const SNIPPET = "./snippets/x-0123456789abcdef/src/wasm/generated/boundary.js";
+/** A second snippet module: as a crate with more JavaScript modules has. */
 const SNIPPET2 = "./snippets/x-0123456789abcdef/src/wasm/results.js";
 
 /** A module importing four functions (from the glue and two snippet modules) and a memory,

@@ -15,12 +15,11 @@
 # --merge-similar-functions (before -Oz; not part of it) folds functions that differ only in
 # constants into one: −104 bytes gzipped, no change measured by bench/ab.mjs (0.988).
 #
-# scripts/bundle.mjs then writes the JavaScript modules of src/wasm/ (which wasm-bindgen copies
-# into dist/snippets/, one file each) into one, reader.js, as the package ships them (one
-# module loads and runs faster: see its header), scripts/guard.mjs has the web glue's exports
+# The boundary's JavaScript reaches dist/snippets/ as one module, src/wasm/generated/boundary.js
+# (written by build.rs from src/wasm/js/). scripts/guard.mjs has the web glue's exports
 # throw a clear error when called before init() (one check of a module variable each),
 # scripts/eager.mjs has V8 compile the JavaScript that every call runs (the glue, most of
-# reader.js) when the module is imported rather than on the first call (see its header), and
+# boundary.js) when the module is imported rather than on the first call (see its header), and
 # scripts/short-imports.mjs gives the .wasm's imports short names in the .wasm and the glue
 # (wasm-bindgen's carry 16 hex digits each: −2.4 KB gzipped). scripts/generics.mjs declares
 # the message type parameter `<M extends object = Message>` that the wasm-bindgen attributes
@@ -42,12 +41,11 @@ node_modules/.bin/wasm-opt --merge-similar-functions -Oz --converge --one-caller
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
-node scripts/bundle.mjs "$out"
 node scripts/guard.mjs "$out"
 node scripts/eager.mjs "$out"
 node scripts/short-imports.mjs "$out"
 node scripts/generics.mjs "$out"
-cp src/wasm/reader.d.ts "$out/dist/reader.d.ts"
+cp src/wasm/boundary.d.ts "$out/dist/boundary.d.ts"
 raw=$(wc -c <"$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)
 printf '[build] %s: %d bytes, %d bytes gzipped\n' "$wasm" "$raw" "$gz"

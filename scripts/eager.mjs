@@ -4,8 +4,8 @@
 // V8 compiles a function lazily, on its first call, unless it is a function expression in
 // parentheses: `(function f() {…})` is compiled with the script around it (the "PIFE"
 // heuristic, the same in Chromium and in workerd). A first `reduceSync` ran ~120 functions of
-// the glue and of the snippet modules (src/wasm/*.js and formats/*.js, under dist/snippets/
-// as one reader.js: scripts/bundle.mjs runs before), each compiled on the spot: 2–3 ms of a
+// the glue and of the boundary's module (src/wasm/js/, under dist/snippets/ as one
+// boundary.js: build.rs writes it), each compiled on the spot: 2–3 ms of a
 // ~7 ms first call. This rewrites `function f(…) {…}` at the top level into
 // `const f = (function f(…) {…});` for the functions below, wraps the glue's import functions
 // the same way, and moves the methods of the classes below out of the class body into
@@ -14,11 +14,11 @@
 //
 // Only the functions a call runs are listed: the summarizer's, the analysis's and the error
 // paths stay lazy (compiling them at load would cost the load more than it saves). Each
-// listed name is looked for in every snippet module (one, since bundle.mjs), and must be
+// listed name is looked for in every snippet module (there is one), and must be
 // declared by exactly one: a name no module declares (renamed, removed) or two declare fails
 // the build. A function called while its module is evaluated (`table`, `sameByStamp`) must
 // stay a declaration, hoisted, and one a top-level statement refers to (`READERS` holds the
-// readers) must be defined above it (bundle.mjs writes a module after those it imports): the
+// readers) must be defined above it (build.rs writes a module after those it imports): the
 // rewritten modules are imported at the end, so a wrong order fails the build, as does a
 // glue without the import functions this expects.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -40,8 +40,8 @@ const EAGER = [
   "pieceAt", "textUnits", "encodeUtf8", "plainArray", "makeEvent", "buildResult", "setCompleter",
   "completeLater", "completeReading",
 ];
-/** Classes whose methods every call runs: what a call read (`Reading`, reader.js), its texts
- * (`TextChunks`, reader.js) and stamps (`Stamps`, formats/stamps.js). */
+/** Classes whose methods every call runs: what a call read (`Reading`, reading.js), its texts
+ * (`TextChunks`, texts.js) and stamps (`Stamps`, formats/stamps.js). */
 const CLASSES = ["Reading", "Stamps", "TextChunks"];
 
 const FUNCTION = /^(export )?(async )?function(\*?) (\w+)\((.*)$/;
@@ -177,7 +177,7 @@ async function rewritePackage(pkgDir) {
   const glue = join(dir, "chat_history_reducer.js");
   const snippets = join(dir, "snippets");
   const files = readdirSync(snippets, { recursive: true }).filter((p) => p.endsWith(".js")).sort().map((p) => join(snippets, p));
-  if (!files.some((p) => p.endsWith("reader.js"))) throw new Error(`no reader.js under ${snippets}`);
+  if (!files.some((p) => p.endsWith("boundary.js"))) throw new Error(`no boundary.js under ${snippets}`);
 
   const g1 = wrapDeclarations(readFileSync(glue, "utf8"), null, glue);
   const g2 = wrapImports(g1.source, glue);

@@ -8,7 +8,7 @@
 // renaming them `a`, `b`, … `ba`, … (and the modules `a`, `b`, …) in the import section and,
 // the same way, in the glue's `__wbg_get_imports` takes 2.4 KB off the gzipped .wasm. The
 // imports of a snippet module are its own export names (the glue hands the module's
-// namespace; since scripts/bundle.mjs, the one module's under each name): their names stay,
+// namespace; there is one, src/wasm/generated/boundary.js): their names stay,
 // only their module is renamed.
 //
 // The glue is rewritten only where wasm-bindgen writes these names: the keys of the import

@@ -87,7 +87,7 @@ package() {
   (cd pkg && npm pack --silent --pack-destination ../build) >/dev/null
   tarball=$(ls build/chat-history-reducer-*.tgz)
   step "a scratch project installs $tarball and imports it"
-  cp js-tests/*.mjs scripts/bundle.mjs scripts/eager.mjs scripts/short-imports.mjs README.md build/consumer/
+  cp js-tests/*.mjs scripts/eager.mjs scripts/short-imports.mjs README.md build/consumer/
   cat > build/consumer/package.json <<JSON
 { "name": "consumer", "private": true, "type": "module" }
 JSON

@@ -300,43 +300,9 @@ impl Reader<'_, '_> {
 
 impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
-    /// test checks it). `reader.js` reads them all in one pass, in this order, from its own
-    /// copy of the list (the same test checks that copy).
-    pub const OPTION_NAMES: [&'static str; 33] = [
-        "strategy",
-        "format",
-        "maxTokens",
-        "targetTokens",
-        "targetMessages",
-        "thresholdMessages",
-        "keepSystem",
-        "keepLast",
-        "startOn",
-        "keepRecentPairs",
-        "tokenCounts",
-        "countTokens",
-        "estimator",
-        "charsPerToken",
-        "tokenizer",
-        "estimatorWeights",
-        "calibration",
-        "messageOverhead",
-        "imageTokens",
-        "summarizer",
-        "summaryMode",
-        "summaryRole",
-        "summaryTag",
-        "summaryMaxTokens",
-        "onSummarizerError",
-        "timeoutMs",
-        "signal",
-        "largeMessageTokens",
-        "previewChars",
-        "minToolRun",
-        "currentRoundRatio",
-        "onOverBudget",
-        "onEvent",
-    ];
+    /// test checks it). The boundary reads them all in one pass, in this order, from the
+    /// list build.rs generates from the same constant.
+    pub const OPTION_NAMES: [&'static str; 33] = crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -667,19 +633,6 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), bare.len(), "an option read twice");
         assert_eq!(bare, Config::OPTION_NAMES);
-        // reader.js reads them from its copy of the list.
-        let js = include_str!("wasm/reader.js");
-        let list = js
-            .split_once("const OPTION_KEYS = [")
-            .and_then(|(_, rest)| rest.split_once("];"))
-            .map(|(list, _)| list)
-            .expect("reader.js lists OPTION_KEYS");
-        let copy: Vec<&str> = list
-            .split(',')
-            .map(|k| k.trim().trim_matches('"'))
-            .filter(|k| !k.is_empty())
-            .collect();
-        assert_eq!(copy, Config::OPTION_NAMES, "reader.js's OPTION_KEYS");
     }
 
     #[test]

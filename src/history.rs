@@ -1,10 +1,9 @@
 //! The bookkeeping of a `ChatHistory` (SPEC §7) that is not about JavaScript objects:
 //! provider-reported counts spread over the messages they cover, and the running stats.
 
-/// The largest token count a `ChatHistory` takes from `recordUsage` or a saved state:
-/// `Number.MAX_SAFE_INTEGER`, the bound `reader.js` puts on `tokenCounts` and `countTokens`
-/// (its `MAX_COUNT`), under which a sum of any number of counts stays finite.
-pub const MAX_COUNT: f64 = 9_007_199_254_740_991.0;
+/// The largest token count a `ChatHistory` takes from `recordUsage` or a saved state, as
+/// the boundary bounds `tokenCounts` and `countTokens`.
+pub use crate::contract::MAX_COUNT;
 
 /// Spreads a provider's `inputTokens` for a prompt over its messages in proportion to
 /// their estimates, so later decisions use the provider's total (tool definitions and
@@ -72,10 +71,8 @@ mod tests {
     }
 
     #[test]
-    fn the_count_bound_is_the_one_of_reader_js() {
+    fn the_count_bound_is_max_safe_integer() {
         assert_eq!(MAX_COUNT, 2f64.powi(53) - 1.0, "Number.MAX_SAFE_INTEGER");
-        let js = include_str!("wasm/reader.js");
-        assert!(js.contains("\nconst MAX_COUNT = Number.MAX_SAFE_INTEGER;\n"));
         // Any number of counts at the bound add up to a finite total.
         assert!((MAX_COUNT * u32::MAX as f64).is_finite());
     }

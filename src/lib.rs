@@ -28,6 +28,7 @@ pub mod analysis;
 pub mod budget;
 pub mod calibration;
 pub mod config;
+pub mod contract;
 pub mod error;
 pub mod estimate;
 pub mod formats;

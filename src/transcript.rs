@@ -2,6 +2,7 @@
 //! a token count, and the tool-call links between messages. The messages themselves stay
 //! with the caller; the core answers with indices.
 
+use crate::contract;
 use crate::formats::Format;
 
 /// What a message is, as far as reducing goes.
@@ -31,22 +32,22 @@ impl Role {
     /// The inverse of [`Role::code`], for the boundary's compact encoding.
     pub fn from_code(code: u8) -> Option<Role> {
         Some(match code {
-            0 => Role::System,
-            1 => Role::User,
-            2 => Role::Assistant,
-            3 => Role::Tool,
-            4 => Role::Other,
+            contract::SYSTEM => Role::System,
+            contract::USER => Role::User,
+            contract::ASSISTANT => Role::Assistant,
+            contract::TOOL => Role::Tool,
+            contract::OTHER => Role::Other,
             _ => return None,
         })
     }
 
     pub fn code(self) -> u8 {
         match self {
-            Role::System => 0,
-            Role::User => 1,
-            Role::Assistant => 2,
-            Role::Tool => 3,
-            Role::Other => 4,
+            Role::System => contract::SYSTEM,
+            Role::User => contract::USER,
+            Role::Assistant => contract::ASSISTANT,
+            Role::Tool => contract::TOOL,
+            Role::Other => contract::OTHER,
         }
     }
 }
@@ -54,25 +55,25 @@ impl Role {
 /// Bits of [`MessageInfo::flags`].
 pub mod flags {
     /// A real user input: a user message that is more than tool results.
-    pub const REAL_USER: u8 = 1;
+    pub const REAL_USER: u8 = crate::contract::REAL_USER;
     /// A summary written by this library (its text opens with `<summaryTag>`).
-    pub const SUMMARY: u8 = 2;
+    pub const SUMMARY: u8 = crate::contract::SUMMARY;
     /// Belongs to the group of the message after it (the Responses API `reasoning` item
     /// before its function calls).
-    pub const ATTACH_NEXT: u8 = 4;
+    pub const ATTACH_NEXT: u8 = crate::contract::ATTACH_NEXT;
     /// A preview written by `progressive` (its text opens with `[offloaded N tokens as
     /// ctx_…]`): already offloaded, it is not offloaded again.
-    pub const PREVIEW: u8 = 8;
+    pub const PREVIEW: u8 = crate::contract::PREVIEW;
     /// A message `progressive` compressed: a tool run's digest (`[compressed tool run: …]`)
     /// or a text the summarizer shortened (`[compressed; the original is ctx_…]`). It is
     /// not offloaded or compressed again, and it is no real user input.
-    pub const COMPRESSED: u8 = 16;
+    pub const COMPRESSED: u8 = crate::contract::COMPRESSED;
     /// Carries tool calls and nothing else but reasoning: an assistant `tool_calls` message
     /// without text, a Responses `function_call` item. With calls that no result answers
     /// only, it goes whole ([`Structure::ORPHAN`]), and it is no answer that ends a turn.
     ///
     /// [`Structure::ORPHAN`]: crate::structure::Structure::ORPHAN
-    pub const CALLS_ONLY: u8 = 32;
+    pub const CALLS_ONLY: u8 = crate::contract::CALLS_ONLY;
 }
 
 /// One message, as the core sees it.

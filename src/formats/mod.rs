@@ -32,20 +32,13 @@ impl Format {
 
     /// The name used by `config.format` and `analyze().format`.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenAi => "openai",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::Vercel => "vercel",
-            Format::VercelUi => "vercel-ui",
-            Format::Gemini => "gemini",
-            Format::LangChain => "langchain",
-        }
+        crate::contract::FORMAT_NAMES[self.code() as usize]
     }
 
-    /// Its place in [`Format::ALL`]: how the boundary names it to JavaScript.
+    /// Its place in [`Format::ALL`] and in `contract::FORMAT_NAMES`: how the boundary
+    /// names it to JavaScript.
     pub fn code(self) -> u32 {
-        Format::ALL.iter().position(|&f| f == self).unwrap_or(0) as u32
+        self as u32
     }
 
     pub fn from_name(name: &str) -> Option<Format> {

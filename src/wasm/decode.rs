@@ -63,18 +63,13 @@ fn object_value(config: &JsValue, key: &'static str, v: JsValue) -> Result<Optio
     Ok(OptionValue::Object(entries))
 }
 
-/// Kinds of option values as `readOptions` (reader.js) reports them, by the same numbers.
+/// Kinds of option values as `readOptions` reports them.
 mod kind {
-    pub const MISSING: u8 = 0;
-    pub const BOOL: u8 = 1;
-    pub const NUMBER: u8 = 2;
-    pub const TEXT: u8 = 3;
-    pub const FUNCTION: u8 = 4;
-    pub const ARRAY: u8 = 5;
-    pub const OBJECT: u8 = 6;
-    pub const BIGINT: u8 = 7;
-    pub const SYMBOL: u8 = 8;
-    pub const THREW: u8 = 10;
+    pub use crate::contract::{
+        O_ARRAY as ARRAY, O_BIGINT as BIGINT, O_BOOL as BOOL, O_FUNCTION as FUNCTION,
+        O_MISSING as MISSING, O_NUMBER as NUMBER, O_OBJECT as OBJECT, O_SYMBOL as SYMBOL,
+        O_TEXT as TEXT, O_THREW as THREW,
+    };
 }
 
 /// Reads and validates `config`. `need_trigger`: whether a missing trigger is an error.
@@ -327,7 +322,7 @@ fn decode_with(
             transcript.links.push(Link {
                 message: message as u32,
                 key: pair[0],
-                kind: if pair[1] == 0 {
+                kind: if pair[1] == crate::contract::CALL as u32 {
                     LinkKind::Call
                 } else {
                     LinkKind::Result
@@ -390,7 +385,7 @@ fn decode_with(
 const AUTO: u32 = Format::ALL.len() as u32;
 
 /// What a cached count depends on besides the message (and the summary tag, passed on its
-/// own): the overheads and how it was estimated. `reader.js` takes a reading over only
+/// own): the overheads and how it was estimated. `js/reuse.js` takes a reading over only
 /// under the same numbers.
 fn count_params(config: &Config) -> Vec<f64> {
     let mut p = vec![config.message_overhead, config.image_tokens];

@@ -4,13 +4,8 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::js::{build_result, make_event, Reading};
+use crate::contract::{CLEANED, NEW};
 use crate::strategies::{CompressionEvent, Reduction, Slot};
-
-/// Output entries at or above this are written messages (`buildResult` in `reader.js`).
-const NEW: u32 = 0x8000_0000;
-/// Output entries from this up to [`NEW`] are input messages without their orphan results
-/// ([`Slot::Cleaned`]).
-const CLEANED: u32 = 0x4000_0000;
 
 /// A core event as a plain object: `{ type, messages, tokensBefore, tokensAfter }`.
 pub fn event_object(e: &CompressionEvent) -> Object {

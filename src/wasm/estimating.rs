@@ -1,4 +1,4 @@
-//! Estimating the messages that have no count yet, from their texts (`reader.js` writes
+//! Estimating the messages that have no count yet, from their texts (`js/reading.js` writes
 //! them into wasm memory on request, round after round: [`Encoded`]) — all of them, or, for a `truncate` reduction, only those that
 //! decide it (the core chooses: `truncate::count_decisive`). Every older message is then
 //! removed whatever its size, so it is estimated only if the result's `tokensBefore` is
@@ -359,7 +359,7 @@ pub fn complete(reading: &Reading) -> f64 {
         .fold(0.0, |sum, &i| sum + est.tokens(raw[i as usize]))
 }
 
-/// Installs [`complete`] for `reader.js` (`setCompleter`), once: when a reading is first left pending (most
+/// Installs [`complete`] for `js/reading.js` (`setCompleter`), once: when a reading is first left pending (most
 /// programs never need it, and a module starts faster without it).
 fn install() {
     static INSTALLED: super::Local<std::cell::Cell<bool>> =

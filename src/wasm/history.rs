@@ -123,7 +123,7 @@ fn counts_array(state: &State) -> Array {
         .collect()
 }
 
-/// What the config of one `prepare()` is made of (by `historyConfig` in reader.js): the
+/// What the config of one `prepare()` is made of (by `historyConfig`, js/history.js): the
 /// user's, with the exact counts and the calibration learned so far (and a summarizer that
 /// counts its calls).
 fn prepare_config(state: &State) -> (JsValue, JsValue, Option<f64>) {

@@ -1,11 +1,10 @@
-//! What the boundary imports from its JavaScript, `reader.js`: reading messages and options,
-//! building results, summaries and rewritten messages, calling the summarizer, and
-//! `ChatHistory`'s helpers. Nothing here decides anything.
+//! What the boundary imports from its JavaScript: reading messages and options, building
+//! results, summaries and rewritten messages, calling the summarizer, and `ChatHistory`'s
+//! helpers. Nothing here decides anything.
 //!
-//! One module, in sections by domain (the formats' readers among them): wasm-bindgen's test
-//! runner serves each module a `module` attribute names as a file of its own, and its
-//! server (tiny_http) deadlocked when Chromium fetched seventeen of them at once over six
-//! keep-alive connections: the browser layer's page stalled until the 300 s page-load limit.
+//! The JavaScript is written as modules by domain in `js/`; build.rs writes them as one,
+//! `generated/boundary.js`, the module named here (wasm-bindgen's test runner serves each
+//! named module as a file, and its server stalled when a browser fetched many at once).
 
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
@@ -16,16 +15,16 @@ mod error_class {
 
     // Their typings are `reader.d.ts` (wasm-bindgen declares a reexport as `unknown`; the
     // package's `index.d.ts` exports the real declarations over it).
-    #[wasm_bindgen(module = "/src/wasm/reader.js")]
+    #[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
     extern "C" {
-        /// `ReduceError`, defined in `reader.js` so that it is a real `Error` subclass.
+        /// `ReduceError`, defined in `js/common.js` so that it is a real `Error` subclass.
         #[wasm_bindgen(reexport, skip_typescript)]
         pub type ReduceError;
         #[wasm_bindgen(constructor)]
         pub fn new(code: &str, message: &str, index: JsValue, field: JsValue) -> ReduceError;
     }
 
-    #[wasm_bindgen(module = "/src/wasm/reader.js")]
+    #[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
     extern "C" {
         /// The `context_reload` tool definition, exported as `reloadTool` (a plain object:
         /// re-exported as an imported "type" so that `types.d.ts` can declare it).
@@ -35,7 +34,7 @@ mod error_class {
 }
 pub use error_class::ReduceError;
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// What `readMessages` read: typed arrays for the core, and the message objects.
     pub type Reading;
@@ -156,7 +155,7 @@ extern "C" {
     pub fn remember(reading: &Reading, tokens: &[f64]);
 }
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// Every option at once (`Config::OPTION_NAMES`, in order): kinds and numbers written
     /// into the slices, the values returned.
@@ -166,13 +165,13 @@ extern "C" {
     pub fn option_entries(config: &JsValue, key: &str, value: &JsValue) -> Result<Array, JsValue>;
 }
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// The function results call to complete a pending reading's `tokensBefore`.
     #[wasm_bindgen(js_name = setCompleter)]
     pub fn set_completer(complete: &js_sys::Function);
 
-    /// `analyze`'s result from its columns (see `buildAnalysis` in reader.js).
+    /// `analyze`'s result from its columns (see `buildAnalysis`, js/results.js).
     #[wasm_bindgen(js_name = buildAnalysis)]
     #[allow(clippy::too_many_arguments)]
     pub fn build_analysis(
@@ -222,7 +221,7 @@ extern "C" {
     ) -> Result<(), JsValue>;
 }
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// `{ message, id }` of a rewritten or compressed message.
     pub type Written;
@@ -248,7 +247,7 @@ extern "C" {
     ) -> Written;
 }
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     #[wasm_bindgen(js_name = summaryMessage)]
     pub fn make_summary(reading: &Reading, role: &str, text: &JsString) -> JsValue;
@@ -283,7 +282,7 @@ extern "C" {
     pub fn duration_ms(this: &Outcome) -> f64;
 }
 
-#[wasm_bindgen(module = "/src/wasm/reader.js")]
+#[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (an
     /// array, or undefined) and `calibration` a history learned, and a summarizer that
@@ -328,7 +327,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = startingMessages)]
     pub fn starting_messages(value: &JsValue) -> Result<Array, JsValue>;
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
-    /// mask of `reader.js`'s formats; under a named format its code with the flag 1 << 30), may take
+    /// mask of the formats (`js/formats/index.js`); under a named format its code with the flag 1 << 30), may take
     /// `values`: an error if one is not a message, not of those formats, or refused by their
     /// reader; else the formats all its messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]

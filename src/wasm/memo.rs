@@ -1,4 +1,4 @@
-//! What the last calls computed, kept by reading `version`. `reader.js` hands a call on the
+//! What the last calls computed, kept by reading `version`. `js/reuse.js` hands a call on the
 //! same, unchanged messages the reading of the call before (the same `version`), so its
 //! transcript is the same, and so is its reduction under the same config (SPEC §9,
 //! determinism): a chat that reduces an unchanged history again (every render,
@@ -6,7 +6,7 @@
 //! core again. A history that grew goes on from the reading before it (`Reading.base`): its
 //! transcript copies that reading's for the messages they share, and its structure extends
 //! that reading's ([`Structure::extend`]). Counts given per call (`tokenCounts`) are never
-//! memoised. As many readings as `reader.js` keeps (several conversations, or calls with
+//! memoised. As many readings as `js/reuse.js` keeps (several conversations, or calls with
 //! other options, may alternate).
 
 use std::cell::RefCell;
@@ -67,7 +67,7 @@ pub fn base_transcript(base: f64, calibration: f64) -> Option<Rc<Transcript>> {
 }
 
 /// Keeps `t`, the transcript of reading `version` under `calibration`. `base`: the reading
-/// it goes on from (a history that grew), which no call gets again (`reader.js` keeps the
+/// it goes on from (a history that grew), which no call gets again (`js/reuse.js` keeps the
 /// new reading in its place): its entry only serves [`structure`] now.
 pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcript>) {
     MEMOS.with_borrow_mut(|memos| {

@@ -1,7 +1,8 @@
 //! The boundary to JavaScript: decodes the arguments, calls the core, encodes the result.
-//! The only module that touches `JsValue`. Messages stay JavaScript objects: `reader.js`
-//! (with a reader per format, `formats/*.js`) reads the few fields the core needs in one
-//! loop, and results are built from the input objects themselves (`reader.js`).
+//! The only module that touches `JsValue`. Messages stay JavaScript objects: the boundary's
+//! JavaScript (`js/`, a reader per format in `js/formats/`) reads the few fields the core
+//! needs in one loop, and results are built from the input objects themselves
+//! (`js/results.js`).
 
 mod decode;
 mod encode;

@@ -62,7 +62,7 @@ impl Failure {
         }
     }
 
-    /// What went wrong, in words (written by `failureMessage` in reader.js).
+    /// What went wrong, in words (written by `failureMessage`, js/summaries.js).
     fn message(&self, timeout: Option<f64>) -> String {
         let (a, b) = match self {
             Failure::TooLarge(tokens, max) => (*tokens, *max),

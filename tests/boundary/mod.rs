@@ -669,7 +669,7 @@ fn utf16_with_lone_surrogates_weighs_as_the_utf8_text_encoder_writes() {
 
 #[wasm_bindgen_test]
 fn texts_encoded_in_javascript_weigh_as_the_core_weighs_them() {
-    // reader.js encodes the texts to estimate (short ones by hand; the others as UTF-16 with
+    // js/reading.js encodes the texts to estimate (short ones by hand; the others as UTF-16 with
     // Node's Buffer, as UTF-8 with TextEncoder elsewhere: this runs in both) and the core
     // weighs them: the same as weighing the Rust string (a lone surrogate as U+FFFD).
     use chat_history_reducer::estimate::{message_tokens, text_weight, Weights};

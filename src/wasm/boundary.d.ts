@@ -1,7 +1,6 @@
-// Typings of the package's own JavaScript exports (ReduceError and
-// reloadTool, in src/wasm/reader.js, shipped in one module, dist/snippets/…/reader.js:
-// scripts/bundle.mjs), which the package re-exports (wasm-bindgen's `reexport` declares them
-// only as `unknown`; the package's index.d.ts exports these).
+// Typings of the package's own JavaScript exports, ReduceError (src/wasm/js/common.js) and
+// reloadTool (src/wasm/js/offload.js), which the package re-exports (wasm-bindgen's
+// `reexport` declares them only as `unknown`; the package's index.d.ts exports these).
 import type { ErrorCode, JSONSchema } from "./chat_history_reducer.js";
 
 /**

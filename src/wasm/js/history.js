@@ -1,0 +1,392 @@
+// `ChatHistory`'s helpers (src/wasm/history.rs): the config of one prepare(), its offloaded
+// originals, where the model's reply starts, and the check of the messages it takes.
+
+import { ReduceError, bad, describe, own, reason } from "./common.js";
+import { FORMAT_NAMES, MAX_COUNT } from "./contract.js";
+import { isUiTool } from "./formats/content.js";
+import { ALL_FORMATS, FORMATS, READERS, fitMask, formatNames } from "./formats/index.js";
+import { langchainShape, looksLangChain } from "./formats/langchain.js";
+import { RESPONSES_TYPES } from "./formats/responses.js";
+import { AT_MOST, messageList, readOne } from "./read.js";
+import { Reading } from "./reading.js";
+
+/**
+ * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
+ * `calibration` the history learned, where given, and a summarizer that counts each call it
+ * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`); and the
+ * `signal` of `prepare`'s `options`, if it has one, instead of the config's.
+ */
+export function historyConfig(config, tokenCounts, calibration, calls, options) {
+  calls.n = 0;
+  const own = {};
+  let signal;
+  try {
+    signal = options !== null && typeof options === "object" ? options.signal : undefined;
+  } catch {
+    // (Not a signal: none.)
+  }
+  if (signal !== undefined) own.signal = { value: signal };
+  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (calibration !== undefined) own.calibration = { value: calibration };
+  let summarizer;
+  try {
+    summarizer = config.summarizer;
+  } catch {
+    // (The reduction reads it again, and reports what it throws.)
+  }
+  if (typeof summarizer === "function") {
+    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+  }
+  return Object.create(config, own);
+}
+
+/**
+ * The offloaded originals of a state `version` (1 or 2) whose messages ever pushed are
+ * `original`, as `fromJSON` takes them in: a new object with a copy of each id's array, an
+ * index into `original` as that message (an entry that is not an array, or that throws, is
+ * not one a history wrote, and is left out), so that what a caller does with the state
+ * after never changes the history's own.
+ */
+function offloadedCopy(offloaded, original, version) {
+  const copy = {};
+  // Version 1 wrote each original out: one with the JSON of a message of `original` is
+  // that message again (as version 2 writes it), found by its JSON (made once, here).
+  let byJson;
+  const same = (m) => {
+    if (byJson === undefined) {
+      byJson = new Map();
+      for (let k = original.length - 1; k >= 0; k--) {
+        try {
+          byJson.set(JSON.stringify(original[k]), original[k]);
+        } catch {
+          // (not JSON: matches nothing)
+        }
+      }
+    }
+    try {
+      return byJson.get(JSON.stringify(m)) ?? m;
+    } catch {
+      return m;
+    }
+  };
+  try {
+    for (const [id, originals] of Object.entries(offloaded)) {
+      if (!Array.isArray(originals)) continue;
+      // A number (version 2) is the message at that index of `original`; one that is not an
+      // index of it is left out.
+      const value = originals.flatMap((m) => (typeof m !== "number" ? [version === 1 ? same(m) : m]
+        : Number.isInteger(m) && m >= 0 && m < original.length ? [original[m]] : []));
+      // (`defineProperty`: an id "__proto__" is an id like any other.)
+      Object.defineProperty(copy, id, { value, enumerable: true, writable: true, configurable: true });
+    }
+  } catch {
+    // (A state whose getters throw: what was read so far.)
+  }
+  return copy;
+}
+
+/**
+ * `toJSON()`'s `offloaded` (state version 2): each original that is a message of `original`
+ * as its index there, not a second copy of it in the JSON (after 80 turns of an agent, the
+ * copies were 1.9 of a 4.1 MB state); the others (what earlier reductions wrote) as they
+ * are. `at`: `firstIndices(original)`.
+ */
+function offloadedState(offloaded, at) {
+  const out = {};
+  for (const [id, originals] of Object.entries(offloaded)) {
+    const value = originals.map((m) => at.get(m) ?? m);
+    Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** For `toJSON()`: the index in `original` of each working message that is one of its
+ * objects (-1 for one a reduction wrote), so that `fromJSON` gives each back as one object,
+ * in both, as it was (a part an app replaces through either reaches the prompt). `at`:
+ * `firstIndices(original)`. */
+function messageOrigins(messages, at) {
+  return messages.map((m) => at.get(m) ?? -1);
+}
+
+/** Each message object of `original` to its first index there. */
+function firstIndices(original) {
+  const at = new Map();
+  for (let k = 0; k < original.length; k++) if (!at.has(original[k])) at.set(original[k], k);
+  return at;
+}
+
+/** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
+ * id it does not know, or one that is not a string (a model's tool call may leave it out;
+ * own ids only, not what the object inherits, such as `toString`). */
+export function reloaded(offloaded, id) {
+  return typeof id === "string" && Object.hasOwn(offloaded, id) ? offloaded[id].slice() : undefined;
+}
+
+/**
+ * The first of `values` that the model wrote, where its reply starts: an assistant message
+ * (a Gemini `model` turn, a LangChain AI message, a Responses API assistant message or call
+ * item; not a reasoning item, which the reply's next item carries), or undefined.
+ * `ChatHistory.recordUsage` gives it the reply's `outputTokens`: a user message pushed
+ * while the model was answering is not the reply. Null for a reply that holds more than the
+ * model wrote, which `outputTokens` would under-count: tool outputs (an AI SDK UIMessage's
+ * tool parts, the results of provider-executed tools), or a tool part whose output comes
+ * later into the same message.
+ */
+export function replyOf(values) {
+  for (const m of values) {
+    try {
+      if (byModel(m)) return holdsResults(m) ? null : m;
+    } catch {
+      // (A message whose fields throw is not taken for the reply.)
+    }
+  }
+  return undefined;
+}
+
+function holdsResults(m) {
+  // (A UIMessage's parts, whose tool parts hold call and output; else content parts.)
+  const ui = Array.isArray(m.parts);
+  const parts = ui ? m.parts : m.content;
+  return Array.isArray(parts) && parts.some((p) => p !== null && typeof p === "object" && typeof p.type === "string" &&
+    (ui ? isUiTool(p) : p.type === "tool-result" || p.type.endsWith("_tool_result")));
+}
+
+function byModel(m) {
+  const role = m.role;
+  if (role === "assistant" || role === "model") return true;
+  if (looksLangChain(m)) return langchainShape(m)[0] === "ai";
+  const type = m.type;
+  return RESPONSES_TYPES.has(type) && (type.endsWith("_call") || type === "mcp_approval_request");
+}
+
+/** `ChatHistory`'s starting messages: none for undefined or null, else a copy of the array,
+ * read once as `reduce` reads its input (`messageList`: what is not an array, or an array
+ * whose reading throws, is `INVALID_MESSAGES`); `checkMessages` checks them. */
+export function startingMessages(value) {
+  if (value === undefined || value === null) return [];
+  return messageList(value, "new ChatHistory: ");
+}
+
+/**
+ * `ChatHistory` takes `values` after `before` messages only if each is a message object
+ * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and that the
+ * reader of one of those formats reads without an error (as a reduction will read it);
+ * returns the formats all fit then. It throws `INVALID_MESSAGE` (with the index `before` +
+ * its own) for one that is not a message of any format or that every such reader refuses,
+ * and `INVALID_MESSAGES` for one of another format than those before it, as a reduction of
+ * them all would (`detect`): a message pushed by mistake is refused at once instead of
+ * failing every later `prepare()`. Only the new messages are looked at. Under a named
+ * `config.format`, `formats` is its code with the flag `NAMED`, and that format's reader is
+ * the whole check (it takes shapes auto-detection does not); `formats` is returned as it is.
+ */
+export function checkMessages(values, before, by, formats) {
+  // A named format (config.format): its code under the NAMED flag; its reader is the check.
+  const named = formats & NAMED ? own(READERS, FORMAT_NAMES[formats & 0xff]) : undefined;
+  if (named === undefined) formats &= ALL_FORMATS;
+  let scratch;
+  for (let k = 0; k < values.length; k++) {
+    const m = values[k], i = before + k;
+    if (m === null || typeof m !== "object" || isArray(i, m, by)) {
+      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    }
+    scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
+    if (named !== undefined) {
+      checkRead(named, scratch, i, m, by);
+      continue;
+    }
+    const fits = fitMask(i, m, formats || ALL_FORMATS);
+    if (fits === 0) {
+      const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
+      if (other === 0) {
+        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+      }
+      throw new ReduceError("INVALID_MESSAGES",
+        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
+    }
+    // Read as each format it fits would read it: a message its reader refuses (content 42,
+    // tool_calls "x") would make every later prepare() fail, with no way to take it out.
+    let read = 0, error;
+    for (let f = 0; f < FORMATS.length; f++) {
+      if (!(fits & (1 << f))) continue;
+      try {
+        checkRead(READERS[FORMATS[f]], scratch, i, m, by);
+        read |= 1 << f;
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (read === 0) throw error;
+    if (formats !== 0) formats = read;
+  }
+  return formats;
+}
+
+/**
+ * `recordUsage`'s `[inputTokens, outputTokens]`: each a count from 0 to
+ * `Number.MAX_SAFE_INTEGER` (so that no total is ever Infinity), or undefined when left
+ * out (undefined or null); `INVALID_CONFIG` (field `usage`) for anything else.
+ */
+export function usageCounts(usage) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `recordUsage${message}`, undefined, "usage");
+  if (usage === null || typeof usage !== "object") throw invalid(" takes { inputTokens, outputTokens }");
+  return ["inputTokens", "outputTokens"].map((key) => {
+    let n;
+    try {
+      n = usage[key];
+    } catch (e) {
+      throw invalid(`: ${key} could not be read: ${reason(e)}`);
+    }
+    if (n === undefined || n === null) return undefined;
+    if (typeof n === "number" && n >= 0 && n <= MAX_COUNT) return n;
+    throw invalid(`: ${key} must be a finite number ≥ 0, ${AT_MOST}`);
+  });
+}
+
+/** The kind and the version of `toJSON()`'s state (`writeState`). */
+const STATE_KIND = "chat-history-reducer/ChatHistory";
+const STATE_VERSION = 2;
+
+/**
+ * `ChatHistory.toJSON()`'s state: plain JSON, versioned (`ChatHistoryState` in the typings;
+ * `readState` reads it back). The arrays are the history's own (copied here); `stats`:
+ * reductions, summarizer calls, tokens saved, 1 when the last reduction was over budget;
+ * the last three null or a number.
+ */
+export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
+  const at = firstIndices(original);
+  return {
+    kind: STATE_KIND,
+    version: STATE_VERSION,
+    messages: messages.slice(),
+    original: original.slice(),
+    origins: messageOrigins(messages, at),
+    counts,
+    events,
+    offloaded: offloadedState(offloaded, at),
+    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1 },
+    promptLength,
+    pendingOutputTokens,
+    calibration,
+  };
+}
+
+/**
+ * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
+ * trip), all read before the history holds anything (a getter of the caller's may run),
+ * its working messages that are messages of `original` given back as those objects:
+ * `[messages, original, counts, events, offloaded, reductions, summarizerCalls,
+ * tokensSaved, promptLength, pendingOutputTokens, calibration]`. `INVALID_CONFIG` (field
+ * `state`) for a state `toJSON()` did not write (its kind, its version) or messages that
+ * are not an array; a part no history writes is left out: undefined (a count in `counts`:
+ * null), or 0 for a statistic. Counts are from 0 to `Number.MAX_SAFE_INTEGER` (what
+ * `recordUsage` takes), the calibration from 0.5 to 2 (what `calibrate` keeps it in).
+ */
+export function readState(state) {
+  const invalid = (message) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: ${message}`, undefined, "state");
+  if (state === null || typeof state !== "object") throw invalid("state must be the object toJSON() returned");
+  const get = (o, key) => {
+    try {
+      return o !== null && typeof o === "object" ? o[key] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (get(state, "kind") !== STATE_KIND) {
+    throw invalid(`state.kind must be "${STATE_KIND}": this is not a state toJSON() wrote`);
+  }
+  // (Version 1 wrote every offloaded original out; `offloadedCopy` reads both.)
+  const version = get(state, "version");
+  if (version !== STATE_VERSION && version !== 1) {
+    throw invalid(`state.version must be 1 or ${STATE_VERSION} (this state was written by another version)`);
+  }
+  const optional = (name) => {
+    try {
+      return stateList(get(state, name), name);
+    } catch {
+      return undefined;
+    }
+  };
+  const count = (n) => (typeof n === "number" && n >= 0 && n <= MAX_COUNT ? n : undefined);
+  const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
+  const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
+  const promptLength = get(state, "promptLength");
+  const messages = stateList(get(state, "messages"), "messages"), original = stateList(get(state, "original"), "original");
+  // (`origins`: working messages that are messages of `original`, as one object again;
+  // only where the two hold the same, so that a state edited since gives no message for
+  // another.)
+  const origins = optional("origins");
+  if (origins !== undefined && origins.length === messages.length) {
+    origins.forEach((k, i) => {
+      if (Number.isInteger(k) && k >= 0 && k < original.length && sameJson(messages[i], original[k])) messages[i] = original[k];
+    });
+  }
+  return [
+    messages,
+    original,
+    optional("counts")?.map((n) => count(n) ?? null),
+    optional("events"),
+    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded, original, version) : undefined,
+    whole(get(stats, "reductions")),
+    whole(get(stats, "summarizerCalls")),
+    // (Whole since stats count whole tokens; a state of before may have fractions.)
+    Math.ceil(count(get(stats, "tokensSaved")) ?? 0),
+    typeof promptLength === "number" ? whole(promptLength) : undefined,
+    count(get(state, "pendingOutputTokens")),
+    typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
+    get(stats, "overBudget") === true,
+  ];
+}
+
+/** Whether `a` and `b` are the same as JSON (false when either cannot be written). */
+function sameJson(a, b) {
+  try {
+    return a === b || JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** `fromJSON`'s `state[name]`, a copy: `INVALID_CONFIG` (field `state`) when it is not an
+ * array or cannot be read (a revoked proxy: `Array.isArray` throws). */
+export function stateList(value, name) {
+  try {
+    if (Array.isArray(value)) return Array.prototype.slice.call(value);
+  } catch (e) {
+    throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} could not be read: ${reason(e)}`, undefined, "state");
+  }
+  throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} must be an array`, undefined, "state");
+}
+
+/** `Array.isArray(m)`, which throws for a revoked proxy: then `INVALID_MESSAGE`. */
+function isArray(i, m, by) {
+  try {
+    return Array.isArray(m);
+  } catch (e) {
+    throw bad(i, `${by}: could not be read: ${reason(e)}`);
+  }
+}
+
+/** The flag of a named format's code in `checkMessages`' `formats` (see history.rs). */
+const NAMED = 1 << 30;
+
+const SCRATCH_OPTIONS = { format: "auto", tag: "conversation-summary", lengthMode: true, charsPerToken: 4, params: new Float64Array(0) };
+
+/** Reads message m (message i of the history) with `reader` into a scratch reading, as a
+ * reduction would: what it refuses is thrown as the error for message i, `by` saying where. */
+function checkRead(reader, scratch, i, m, by) {
+  // (Alone: its results are not linked to calls of the messages checked before it.)
+  scratch.items = [m];
+  scratch.recentLength = 0;
+  scratch.recentOf = -1;
+  scratch.linkLength = 0;
+  scratch.ids.length = 0;
+  scratch.byId = null;
+  scratch.byIdAt = 0;
+  try {
+    readOne(reader, scratch, 0, m, false);
+  } catch (e) {
+    if (!(e instanceof ReduceError)) throw e;
+    throw new ReduceError(e.code, `${by}: message ${i}${e.message.replace(/^message 0/, "")}`, i, e.field);
+  }
+}

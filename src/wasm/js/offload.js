@@ -1,0 +1,290 @@
+// Offloading and rewriting (progressive): a rewritten message is a shallow copy of the
+// original with only its text changed, in the same format; the original is kept under a
+// content-derived id for the context_reload tool.
+
+import { jsonText } from "./common.js";
+import { TOOL } from "./contract.js";
+import { MEDIA_OUTPUTS, isUiTool, textOfPart } from "./formats/content.js";
+import { contentOf, copyOf, withContent } from "./formats/index.js";
+import { langchainShape } from "./formats/langchain.js";
+import { withoutOrphans } from "./results.js";
+import { makeMessage, pick } from "./summaries.js";
+
+/** A stable id from a message's content (FNV-1a over its JSON, cycles skipped). */
+export function offloadId(messages) {
+  const seen = new WeakSet();
+  let json;
+  try {
+    json = JSON.stringify(messages, (key, value) => {
+      if (typeof value === "bigint") return value.toString();
+      if (value !== null && typeof value === "object") {
+        if (seen.has(value)) return undefined;
+        seen.add(value);
+      }
+      return value;
+    });
+  } catch {
+    json = String(messages.length);
+  }
+  let h1 = 0x811c9dc5, h2 = 0x01000193 ^ json.length;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+  }
+  return `ctx_${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/**
+ * A copy of message `m` whose texts are replaced by `replace(oldText)`: the first text part
+ * takes the replacement of all text parts, every tool result keeps its place (so it still
+ * answers its call) with its own text replaced; calls, images and thinking are untouched.
+ *
+ * Undefined when that saves nothing: a message with no text to carry the note, or whose
+ * size is elsewhere (a tool call's arguments, an image) — it is left as it is, not counted
+ * as offloaded, and `progressive` moves on. A call's arguments stay as the model wrote
+ * them: they are what it sees of its own earlier calls, and a note inside them would be
+ * imitated — written into a file, say — by the calls it makes next. With `sized`, a copy
+ * that saves nothing is returned too: the caller weighs it (a summary's rewrite is counted,
+ * and one that does not shrink the message is a summary over its limit).
+ */
+function rewriteTexts(format, m, replace, sized) {
+  let before = 0, after = 0;
+  const swap = (text) => {
+    const written = replace(text);
+    before += text.length;
+    after += written.length;
+    return written;
+  };
+  const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
+    ? rewriteItem(m, swap)
+    : rewriteContent(format, m, swap);
+  return copy !== undefined && (sized || after < before) ? copy : undefined;
+}
+
+/**
+ * `rewriteTexts` of a Responses item other than a message: a tool result's `output` in its
+ * own shape (a string stays a string; parts keep their places, the texts joined into the
+ * first; a shell's output its entries, with their stdout and stderr replaced). Calls (their
+ * arguments or input), approvals, screenshots and the items of tools the API runs itself
+ * have no text to cut: undefined.
+ */
+function rewriteItem(m, replace) {
+  const type = m.type, out = m.output;
+  if (typeof type !== "string" || !type.endsWith("_call_output") || out === undefined || out === null) return undefined;
+  let output;
+  if (typeof out === "string") output = replace(out);
+  else if (Array.isArray(out)) output = rewriteParts(out, replace);
+  else if (typeof out !== "object" || !MEDIA_OUTPUTS.has(out.type)) output = replace(jsonText(out));
+  if (output === undefined) return undefined;
+  const copy = copyOf(m);
+  copy.output = output;
+  return copy;
+}
+
+/** `rewriteTexts` of a message's content (see there). */
+function rewriteContent(format, m, replace) {
+  const content = contentOf(format, m);
+  if (typeof content === "string") return withContent(format, m, replace(content));
+  if (!Array.isArray(content)) return withContent(format, m, replace(""));
+  const parts = rewriteParts(content, replace);
+  return parts !== undefined ? withContent(format, m, parts) : undefined;
+}
+
+/**
+ * `parts` with their texts replaced (see `rewriteTexts`), or undefined when none of them
+ * could take the rewritten text (only a tool call, say).
+ */
+function rewriteParts(content, replace) {
+  const texts = content.map(textOfPart).filter((t) => t !== undefined);
+  let joined;
+  // Whether a part took the rewritten text (`wrote`): parts without one (only a tool
+  // call, say) cannot carry the note (undefined). The text parts' texts go, joined, into
+  // the first of them (`placed`).
+  let placed = false, wrote = false;
+  const parts = [];
+  for (const p of content) {
+    if (p === null || typeof p !== "object") { parts.push(p); continue; }
+    // (Each payload keeps its shape where it can: what is written is text, where the
+    // original's text was.)
+    if (p.type === "tool_result") {
+      wrote = true;
+      // A string stays a string; blocks become one text block.
+      const content = p.content;
+      const written = Array.isArray(content) ? [{ type: "text", text: replace(content.map((b) => (b && b.text) || "").join("\n")) }]
+        : replace(typeof content === "string" ? content : jsonText(content));
+      parts.push({ ...p, content: written });
+    } else if (p.type === "tool-result") {
+      wrote = true;
+      // The output's type stays, but for content parts (a JSON value may be a string).
+      const type = p.output !== null && typeof p.output === "object" && TEXT_OUTPUTS.has(p.output.type) ? p.output.type : "text";
+      parts.push({ ...p, output: { type, value: replace(payloadText(p.output)) } });
+    } else if (p.functionResponse) {
+      wrote = true;
+      // Gemini's response is an object: the text under its first key (`result`, `output`,
+      // …), else under `content`.
+      const response = p.functionResponse.response;
+      const key = (response !== null && typeof response === "object" && !Array.isArray(response) && Object.keys(response)[0]) || "content";
+      parts.push({ ...p, functionResponse: { ...p.functionResponse, response: { [key]: replace(jsonText(response)) } } });
+    } else if (isUiTool(p) && "output" in p) {
+      wrote = true;
+      parts.push({ ...p, output: replace(jsonText(p.output)) });
+    } else if (textOfPart(p) !== undefined) {
+      if (joined === undefined) joined = replace(texts.join("\n"));
+      if (!placed) parts.push({ ...p, text: joined });
+      placed = wrote = true;
+    } else if (typeof p.stdout === "string" && p.type === undefined) {
+      // An entry of a Responses shell_call_output: `{stdout, stderr, outcome}`.
+      const entry = { ...p };
+      for (const key of ["stdout", "stderr"]) {
+        if (typeof p[key] === "string" && p[key].length > 0) {
+          entry[key] = replace(p[key]);
+          wrote = true;
+        }
+      }
+      parts.push(entry);
+    } else {
+      parts.push(p);
+    }
+  }
+  return wrote ? parts : undefined;
+}
+
+/** The AI SDK tool-result output types whose value may be a string. */
+const TEXT_OUTPUTS = new Set(["text", "json", "error-text", "error-json"]);
+
+function payloadText(out) {
+  if (out !== null && typeof out === "object" && "value" in out) return jsonText(out.value);
+  return jsonText(out);
+}
+
+function previewOf(text, chars) {
+  // Whitespace runs collapsed, trimmed, cut to `chars` (with "…" when cut): from a prefix of
+  // the text, as long as a prefix that long is enough to know (a long text is not
+  // flattened whole).
+  for (let window = 2 * chars + 16; ; window *= 2) {
+    if (window >= text.length) {
+      const flat = text.replace(/\s+/g, " ").trim();
+      return flat.length <= chars ? flat : `${cutAt(flat, chars)}…`;
+    }
+    const flat = text.slice(0, window).replace(/\s+/g, " ").trimStart();
+    if (flat.length > chars) return `${cutAt(flat, chars)}…`;
+  }
+}
+
+/** The first `chars` code units of `text`, one fewer where the cut would split a surrogate
+ * pair (an emoji): half of one is not text a model's API takes. */
+function cutAt(text, chars) {
+  const last = text.charCodeAt(chars - 1);
+  const next = text.charCodeAt(chars);
+  return text.slice(0, last >= 0xD800 && last <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF ? chars - 1 : chars);
+}
+
+/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
+ * without its orphan results, as every copy written for it). */
+export function offloadMessage(reading, index, previewChars, tokens) {
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
+  const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
+  const message = rewriteTexts(reading.format, original, (text) => `${note}\n${previewOf(text, previewChars)}`);
+  return { message, id };
+}
+
+/** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
+export function rewriteWithSummary(reading, index, summary) {
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
+  const note = `[compressed; the original is ${id}, restored by context_reload]`;
+  let first = true;
+  const message = rewriteTexts(reading.format, original, () => {
+    const text = first ? `${note}\n${summary}` : note;
+    first = false;
+    return text;
+  }, true);
+  return { message, id };
+}
+
+/** The tool calls of a message as `name(args)` strings, in any format. */
+function callsOf(format, m) {
+  const out = [];
+  const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
+  if (format === "openai" || format === "langchain") {
+    const d = format === "langchain" ? langchainShape(m)[1] : m;
+    for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+      if (c && c.function) add(c.function.name, c.function.arguments);
+      else if (c) add(c.name, c.args);
+    }
+    if (m.function_call) add(m.function_call.name, m.function_call.arguments);
+  } else if (format === "openai-responses") {
+    if (typeof m.type === "string" && m.type.endsWith("_call")) add(m.name ?? m.type, m.arguments ?? m.input ?? m.action);
+  } else {
+    const content = contentOf(format, m);
+    for (const p of Array.isArray(content) ? content : []) {
+      if (!p || typeof p !== "object") continue;
+      if (p.type === "tool_use") add(p.name, p.input);
+      else if (p.type === "tool-call") add(p.toolName, p.input ?? p.args);
+      else if (format === "vercel-ui" && isUiTool(p)) add(p.toolName ?? p.type.slice(5), p.input);
+      else if (p.functionCall) add(p.functionCall.name, p.functionCall.args);
+    }
+  }
+  return out;
+}
+
+/** The result text of a tool message, in any format. */
+function resultOf(format, m) {
+  if (format === "openai-responses") return jsonText(m.output);
+  const content = contentOf(format, m);
+  if (typeof content === "string") return content;
+  const texts = [];
+  for (const p of Array.isArray(content) ? content : []) {
+    if (!p || typeof p !== "object") continue;
+    if (p.type === "tool_result") texts.push(typeof p.content === "string" ? p.content : jsonText(p.content));
+    else if (p.type === "tool-result") texts.push(payloadText(p.output));
+    else if (format === "vercel-ui" && isUiTool(p)) texts.push(p.output !== undefined ? payloadText(p.output) : String(p.errorText ?? ""));
+    else if (p.functionResponse) texts.push(jsonText(p.functionResponse.response));
+    else if (typeof p.text === "string") texts.push(p.text);
+  }
+  return texts.join("\n");
+}
+
+/**
+ * Stage 1: `{message, id}`, one message standing for the tool run at `indices`: the
+ * summarizer's `summary`, or (without one) a digest of the calls and result previews. An
+ * assistant message; in Gemini a user turn, as the function responses it stands for are:
+ * a run ends before a model turn — often a `functionCall` turn, which must follow a user
+ * or `functionResponse` turn (SPEC §9.4). Read back, it is no user input (`noted`).
+ */
+export function compressRun(reading, indices, previewChars, summary) {
+  const run = pick(reading, indices);
+  const id = offloadId(run);
+  const lines = [`[compressed tool run: ${run.length} messages, stored as ${id}; call context_reload with {"id":"${id}"} to restore them]`];
+  if (typeof summary === "string") {
+    lines.push(summary);
+  } else {
+    run.forEach((m, k) => {
+      for (const call of callsOf(reading.format, m)) lines.push(`- called ${call}`);
+      // A digest line per result: short, the originals are one reload away.
+      // (An AI SDK UIMessage holds its calls' results itself.)
+      if (reading.roles[indices[k]] === TOOL || reading.format === "vercel-ui") lines.push(`  → ${previewOf(resultOf(reading.format, m), Math.min(previewChars, 100))}`);
+    });
+  }
+  const role = reading.format === "gemini" ? "user" : "assistant";
+  return { message: makeMessage(reading, role, lines.join("\n")), id };
+}
+
+/**
+ * The `context_reload` tool: give it to the model so that it can ask for an offloaded
+ * message back (`ChatHistory.reload(id)` or `result.offloaded[id]` answer it).
+ */
+export const reloadTool = Object.freeze({
+  name: "context_reload",
+  description:
+    "Restore the full content of earlier conversation messages that were shortened to save context. " +
+    "Call it with the id shown in a message that says it was offloaded or compressed (ids look like ctx_0123456789abcdef).",
+  parameters: Object.freeze({
+    type: "object",
+    properties: Object.freeze({
+      id: Object.freeze({ type: "string", description: "The offload id, e.g. ctx_0123456789abcdef." }),
+    }),
+    required: Object.freeze(["id"]),
+    additionalProperties: false,
+  }),
+});
