@@ -213,6 +213,32 @@ test("bad input throws ReduceError with a code, and the module keeps working", a
   assert.equal(r.reduced, true);
 });
 
+test("an option name that is not one is INVALID_CONFIG naming it and the option meant", async () => {
+  const good = conversation(4);
+  const cases = [
+    [{ maxTokens: 3000, keepLats: 5 }, "keepLats", "did you mean keepLast?"],
+    [{ maxTokens: 3000, tokenCounter: () => 1 }, "tokenCounter", "did you mean countTokens?"],
+    [{ maxToken: 3000 }, "maxToken", "did you mean maxTokens?"],
+    [{ maxTokens: 3000, includeSystem: true }, "includeSystem", "did you mean keepSystem?"],
+    [{ maxTokens: 3000, temperature: 0.2 }, "temperature", "config.temperature is not an option"],
+  ];
+  for (const [config, field, words] of cases) {
+    for (const call of [() => reduceSync(good, config), () => shouldReduce(good, config), () => estimateTokens(good, config),
+      () => analyze(good, config), () => new ChatHistory(config)]) {
+      assert.throws(call, (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === field &&
+        e.message.includes(words), `${field}: ${call}`);
+    }
+    await assert.rejects(reduce(good, config), (e) => e.code === "INVALID_CONFIG" && e.field === field);
+  }
+  // Inherited options are options: a config made from a base config reads as one.
+  const derived = Object.assign(Object.create({ maxTokens: 200 }), { keepLast: 2 });
+  assert.equal(reduceSync(good, derived).reduced, true);
+  assert.throws(() => reduceSync(good, Object.create({ maxTokens: 200, keepLats: 2 })), (e) => e.field === "keepLats");
+  // Symbols and non-enumerable keys are not names the app wrote as options.
+  const hidden = Object.defineProperty({ maxTokens: 200, [Symbol("x")]: 1 }, "extra", { value: 1, enumerable: false });
+  assert.equal(reduceSync(good, hidden).reduced, true);
+});
+
 test("token counts: tokenCounts, then countTokens, then the estimator", () => {
   const input = [
     { role: "user", content: "hello" },

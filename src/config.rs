@@ -562,6 +562,12 @@ impl Config {
 
     /// Parses from a list of `(key, value)` pairs; absent keys are [`OptionValue::Missing`].
     pub fn from_pairs(pairs: &[(&str, OptionValue)]) -> Result<Config, ReduceError> {
+        if let Some((name, _)) = pairs
+            .iter()
+            .find(|(k, _)| !Config::OPTION_NAMES.contains(k))
+        {
+            return Err(Config::unknown_option(name));
+        }
         Config::parse(|key| {
             Ok(pairs
                 .iter()
@@ -569,6 +575,16 @@ impl Config {
                 .map(|(_, v)| v.clone())
                 .unwrap_or(OptionValue::Missing))
         })
+    }
+
+    /// The `INVALID_CONFIG` error of `name`, which is not an option: a typo or another
+    /// library's name is named, with the option it most likely stands for.
+    pub fn unknown_option(name: &str) -> ReduceError {
+        let hint = match crate::suggest::nearest_option(name) {
+            Some(known) => cat(&["; did you mean ", known, "?"]),
+            None => String::from(" of chat-history-reducer"),
+        };
+        ReduceError::config(name, cat(&["config.", name, " is not an option", &hint]))
     }
 
     /// Whether this config needs the async `reduce` (a summarizer will be called).
@@ -633,6 +649,23 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), bare.len(), "an option read twice");
         assert_eq!(bare, Config::OPTION_NAMES);
+    }
+
+    #[test]
+    fn an_unknown_option_is_refused_with_the_one_meant() {
+        let e = Config::from_pairs(&[("maxTokens", Number(10.0)), ("keepLats", Number(2.0))])
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidConfig);
+        assert_eq!(e.field.as_deref(), Some("keepLats"));
+        assert_eq!(
+            e.message,
+            "config.keepLats is not an option; did you mean keepLast?"
+        );
+        let e = Config::from_pairs(&[("temperature", Number(0.2))]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "config.temperature is not an option of chat-history-reducer"
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod history;
 pub mod protect;
 pub mod strategies;
 pub mod structure;
+pub mod suggest;
 pub mod transcript;
 
 #[cfg(target_arch = "wasm32")]

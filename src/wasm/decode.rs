@@ -94,6 +94,10 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
     let mut kinds = vec![kind::MISSING; keys.len()];
     let mut numbers = vec![0.0; keys.len()];
     let values = read_options(config, &mut kinds, &mut numbers);
+    // `readOptions` puts the first name that is not an option after the options' values.
+    if let Some(name) = values.get(keys.len() as u32).as_string() {
+        return Err(Config::unknown_option(&name).into());
+    }
     let mut js_error: Option<JsValue> = None;
     let mut callbacks = Callbacks::default();
     let mut next = 0;

@@ -11,6 +11,9 @@ function optionError(key, e) {
   return new ReduceError("INVALID_CONFIG", `reading config.${key} threw: ${reason(e)}`, undefined, key);
 }
 
+/** The option names, to tell an unknown one. */
+const KNOWN = new Set(OPTION_NAMES);
+
 /** Where `signal` is in `OPTION_NAMES`. */
 const SIGNAL = OPTION_NAMES.indexOf("signal");
 
@@ -18,7 +21,7 @@ const SIGNAL = OPTION_NAMES.indexOf("signal");
  * Reads every option of `config` in one pass (one crossing a call, not a few per option):
  * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
  * memory), and returns the values by index (undefined or null as given; the error of an
- * option whose getter threw).
+ * option whose getter threw), then the first name of `config` that is not an option, if any.
  */
 export function readOptions(config, kinds, numbers) {
   const keys = OPTION_NAMES;
@@ -59,6 +62,18 @@ export function readOptions(config, kinds, numbers) {
     else kind = O_OTHER;
     kinds[i] = kind;
     values[i] = v;
+  }
+  // The first name that is not an option goes after the values: the core refuses it (a typo
+  // silently ignored would leave the app without the option it meant).
+  try {
+    for (const key in config) {
+      if (!KNOWN.has(key)) {
+        values[keys.length] = key;
+        break;
+      }
+    }
+  } catch {
+    // (Keys a proxy will not list: only the options are read.)
   }
   // (Any other kind of value is refused by the core.)
   if (kinds[SIGNAL] === O_OBJECT) {
