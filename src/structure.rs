@@ -1,7 +1,6 @@
 //! Groups and rounds (SPEC §2): what is kept or removed together, and where each real
 //! user input starts a round.
 
-use crate::formats::Format;
 use crate::transcript::{flags, Link, LinkKind, Role, Transcript};
 
 /// A run of messages that is kept or removed whole: a tool call with every message that
@@ -239,7 +238,7 @@ impl Structure {
             .rposition(|m| matches!(m.role, Role::User | Role::Assistant))
             .unwrap_or(0);
         while last_turn > 0
-            && t.format == Format::OpenAiResponses
+            && t.format.answers_in_items()
             && messages[last_turn].role == Role::Assistant
             && matches!(messages[last_turn - 1].role, Role::Assistant | Role::Other)
         {
@@ -333,7 +332,7 @@ impl Structure {
 fn joins_next(t: &Transcript, j: usize) -> bool {
     let calls = |m: &crate::transcript::MessageInfo| m.flags & flags::CALLS_ONLY != 0;
     t.messages[j].flags & flags::ATTACH_NEXT != 0
-        || t.format == Format::OpenAiResponses
+        || t.format.parallel_calls_are_items()
             && calls(&t.messages[j])
             && t.messages.get(j + 1).is_some_and(calls)
 }

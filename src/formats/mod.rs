@@ -51,6 +51,26 @@ impl Format {
     pub fn requires_user_start(self) -> bool {
         matches!(self, Format::Gemini | Format::Anthropic)
     }
+
+    /// Whether the model's answer is a run of items rather than one message (the Responses
+    /// API: its reasoning, text and call items), so that the latest answer, whose calls may
+    /// still wait for results, is the whole run of assistant items that ends the history.
+    pub fn answers_in_items(self) -> bool {
+        self == Format::OpenAiResponses
+    }
+
+    /// Whether parallel calls are messages of their own that stay together (the Responses
+    /// API's call items of one answer): one with no result still goes with the others.
+    pub fn parallel_calls_are_items(self) -> bool {
+        self == Format::OpenAiResponses
+    }
+
+    /// Whether a turn of calls must follow a user turn or a turn of results (Gemini: "a
+    /// function call turn comes immediately after a user turn or a function response
+    /// turn"), so that removing what came before it may need a group more to go.
+    pub fn calls_follow_user_turns(self) -> bool {
+        self == Format::Gemini
+    }
 }
 
 /// `config.format`: a named format or `"auto"` detection.

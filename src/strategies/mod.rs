@@ -8,7 +8,6 @@ pub mod truncate;
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, OnOverBudget};
 use crate::error::{cat, show, ErrorCode, ReduceError};
-use crate::formats::Format;
 use crate::protect::{is_conversation, starts_on_user, starts_on_user_required, Protection};
 use crate::structure::{Group, Structure};
 use crate::transcript::{LinkKind, Role, Transcript};
@@ -222,7 +221,7 @@ pub(crate) fn settle(
             d.remove(t, s, g);
         }
     }
-    if t.format != Format::Gemini {
+    if !t.format.calls_follow_user_turns() {
         return;
     }
     // Whether each message keeps a call: one of a message without orphans, or one a
