@@ -30,9 +30,11 @@ count_cargo() {
 check() {
   step "cargo fmt --check"
   cargo fmt --check
-  step "clippy (host and wasm32, -D warnings)"
+  step "clippy (host and wasm32, the package build too; -D warnings)"
   cargo clippy --all-targets --quiet -- -D warnings
   cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
+  # The package's build, without the default console_error_panic_hook (scripts/build.sh).
+  cargo clippy --lib --quiet --target wasm32-unknown-unknown --no-default-features -- -D warnings
   step "the core has no wasm imports"
   if grep -rnE 'wasm_bindgen|js_sys|web_sys|JsValue' src --include='*.rs' | grep -v '^src/wasm/' ; then
     echo "FAIL: only src/wasm/ may touch wasm_bindgen, js_sys, web_sys or JsValue" >&2
