@@ -28,7 +28,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
 
-cargo build --lib --release --target wasm32-unknown-unknown --quiet
+# Without the default feature console_error_panic_hook: a panic's location, not its message.
+cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --quiet
 out="${OUT:-pkg}"
 rm -rf "$out"
 mkdir -p "$out/dist"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need, idempotently: the wasm32 target, the
-# wasm-bindgen CLI of the exact version in Cargo.lock (built from crates.io into .tools/),
-# Debian's chromium + chromium-driver for the browser tests, and the npm dev dependencies.
+# wasm-bindgen CLI of the exact version in Cargo.lock and wasm-pack (the wasm tests' runner;
+# both built from crates.io into .tools/), Debian's chromium + chromium-driver for the
+# browser tests, and the npm dev dependencies.
 # Nothing is downloaded from outside the package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what="${1:-all}"   # all | rust | browser | npm
+what="${1:-all}"   # all | rust | wasm-pack | browser | npm
+wasm_pack_version=0.15.1
 
 log() { printf '[setup] %s\n' "$*"; }
 
@@ -22,6 +24,17 @@ rust() {
     log "cargo install wasm-bindgen-cli $want into .tools (about 2 minutes)"
     # Not --locked: the CLI's own lockfile pins a crate the registry here does not serve.
     cargo install wasm-bindgen-cli --version "$want" --root .tools --force
+  fi
+}
+
+# The wasm tests' runner. With `--mode no-install` it takes the wasm-bindgen above from PATH
+# and runs offline. From crates.io: the npm package's postinstall downloads from GitHub.
+wasm_pack() {
+  local have
+  have=$(.tools/bin/wasm-pack --version 2>/dev/null | awk '{print $2}' || true)
+  if [ "$have" != "$wasm_pack_version" ]; then
+    log "cargo install wasm-pack $wasm_pack_version into .tools (about 2 minutes)"
+    cargo install wasm-pack --version "$wasm_pack_version" --locked --root .tools --force
   fi
 }
 
@@ -47,8 +60,9 @@ npm_deps() {
 
 case "$what" in
   rust) rust ;;
+  wasm-pack) wasm_pack ;;
   browser) browser ;;
   npm) npm_deps ;;
-  all) rust; npm_deps; browser ;;
-  *) echo "usage: $0 [all|rust|browser|npm]" >&2; exit 2 ;;
+  all) rust; wasm_pack; npm_deps; browser ;;
+  *) echo "usage: $0 [all|rust|wasm-pack|browser|npm]" >&2; exit 2 ;;
 esac

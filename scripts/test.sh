@@ -30,9 +30,11 @@ count_cargo() {
 check() {
   step "cargo fmt --check"
   cargo fmt --check
-  step "clippy (host and wasm32, -D warnings)"
+  step "clippy (host and wasm32, the package build too; -D warnings)"
   cargo clippy --all-targets --quiet -- -D warnings
   cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
+  # The package's build, without the default console_error_panic_hook (scripts/build.sh).
+  cargo clippy --lib --quiet --target wasm32-unknown-unknown --no-default-features -- -D warnings
   step "the core has no wasm imports"
   if grep -rnE 'wasm_bindgen|js_sys|web_sys|JsValue' src --include='*.rs' | grep -v '^src/wasm/' ; then
     echo "FAIL: only src/wasm/ may touch wasm_bindgen, js_sys, web_sys or JsValue" >&2
@@ -46,19 +48,30 @@ native() {
   count_cargo "$logs/native.log" "native"
 }
 
+# The wasm layers run through wasm-pack (docs/testing.md), offline: `--mode no-install` takes
+# wasm-bindgen from .tools/bin. `--test` picks the file of each runtime; wasm-pack skips the
+# other (a file configured for the other runtime is skipped with exit 0: hence the counts).
+wasm_pack() {
+  if ! command -v wasm-pack >/dev/null; then
+    echo "FAIL: no wasm-pack on PATH: bash scripts/setup.sh wasm-pack" >&2
+    exit 1
+  fi
+  wasm-pack test --mode no-install "$@"
+}
+
 wasm_node() {
   # Optimized, as the package ships (the SIMD scan is checked against the scalar one after
   # LLVM's rewriting); the browser layer runs the same tests unoptimized, with debug
   # assertions.
-  step "wasm tests in Node (release)"
-  cargo test --release --target wasm32-unknown-unknown --test wasm_node 2>&1 | tee "$logs/wasm-node.log"
+  step "wasm tests in Node (release): wasm-pack test --node"
+  wasm_pack --node --release -- --test wasm_node 2>&1 | tee "$logs/wasm-node.log"
   count_cargo "$logs/wasm-node.log" "wasm in Node"
 }
 
 wasm_browser() {
-  step "wasm tests in headless Chromium ($CHROMEDRIVER)"
-  # run_in_browser in tests/wasm_browser.rs; an explicit CHROMEDRIVER so that a geckodriver
-  # on PATH is never picked.
+  step "wasm tests in headless Chromium: wasm-pack test --headless --chrome ($CHROMEDRIVER)"
+  # run_in_browser in tests/wasm_browser.rs; an explicit chromedriver so that a geckodriver
+  # on PATH is never picked, and none is downloaded.
   #
   # A renderer that hangs while the page loads (the runner then prints "Failed to detect
   # test as having been run", after the driver's 300 s page-load limit, with no test run)
@@ -69,7 +82,8 @@ wasm_browser() {
   # instead of 18.7, which is where the stalled page sat (Chromium had stopped reading it).
   local try
   for try in 1 2; do
-    if CARGO_PROFILE_DEV_DEBUG=false cargo test --target wasm32-unknown-unknown --test wasm_browser 2>&1 | tee "$logs/wasm-browser.log"; then
+    if CARGO_PROFILE_DEV_DEBUG=false wasm_pack --headless --chrome --chromedriver "$CHROMEDRIVER" \
+      -- --test wasm_browser 2>&1 | tee "$logs/wasm-browser.log"; then
       break
     fi
     if [ "$try" -eq 2 ] || ! grep -q "Failed to detect test as having been run" "$logs/wasm-browser.log"; then

@@ -33,10 +33,18 @@ pub struct Callbacks {
     pub token_counts: JsValue,
     pub summarizer: JsValue,
     pub on_event: JsValue,
-    pub signal: JsValue,
+    signal: JsValue,
     /// Whether `reduceEnd` went to `onEvent` (what it throws then is not to be followed by
     /// another, `summarize::ended_with`).
     pub ended: std::cell::Cell<bool>,
+}
+
+impl Callbacks {
+    /// `config.signal`, if given. `readOptions` checked its shape; unchecked here, as
+    /// another realm's signal is no instance of this realm's `AbortSignal`.
+    pub fn signal(&self) -> Option<&web_sys::AbortSignal> {
+        self.signal.is_object().then(|| self.signal.unchecked_ref())
+    }
 }
 
 /// What a call needs: the validated config and its callbacks.

@@ -261,7 +261,7 @@ extern "C" {
         summarizer: &JsValue,
         request: &Object,
         timeout_ms: JsValue,
-        signal: &JsValue,
+        signal: Option<&web_sys::AbortSignal>,
     ) -> js_sys::Promise;
     #[wasm_bindgen(js_name = failureMessage)]
     pub fn failure_message(reason: &str, cause: &JsValue, a: f64, b: f64) -> String;

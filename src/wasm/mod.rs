@@ -76,26 +76,36 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str);
-}
-
 /// When the module starts: a panic is a bug (SPEC §9.11: bad input is a `ReduceError`), so
-/// say where on the console before the module traps. (Where only: the panic's message would
-/// bring the formatting of every payload into the module, 0.4 KB gzipped.)
+/// say so on the console before the module traps.
 #[wasm_bindgen(start, private)]
 fn start() {
+    set_panic_hook();
+}
+
+/// With the `console_error_panic_hook` feature (the default, as wasm-pack's template), the
+/// panic's message and stack: what a test or a debug build needs to read. (Its hook set
+/// without `set_once`, so that a test can set it again over the test runner's.)
+#[cfg(feature = "console_error_panic_hook")]
+#[doc(hidden)]
+pub fn set_panic_hook() {
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
+}
+
+/// Without it (the package build): where the panic is, not its message, which would bring
+/// the formatting of every payload into the module.
+#[cfg(not(feature = "console_error_panic_hook"))]
+#[doc(hidden)]
+pub fn set_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let (file, line) = info.location().map_or(("?", 0), |l| (l.file(), l.line()));
-        console_error(&crate::error::cat(&[
+        web_sys::console::error_1(&JsValue::from_str(&crate::error::cat(&[
             "chat-history-reducer: a bug (a panic) at ",
             file,
             ":",
             &crate::error::show(line as f64),
             "; please report it",
-        ]));
+        ])));
     }));
 }
 

@@ -136,7 +136,7 @@ pub async fn ask(
         &call.callbacks.summarizer,
         &request,
         timeout,
-        &call.callbacks.signal,
+        call.callbacks.signal(),
     );
     let outcome: Outcome = JsFuture::from(promise).await?.unchecked_into();
     let failure = match outcome.status().as_str() {

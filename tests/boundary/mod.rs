@@ -823,3 +823,36 @@ fn estimating_a_huge_history_needs_no_memory_for_its_texts() {
         "wasm memory grew by {grown} bytes"
     );
 }
+
+/// A panic reads as its message on the console (the `console_error_panic_hook` feature).
+/// The package's hook writes to a recording `console.error`; the test runner's hook, which
+/// `should_panic` reads, hears of the panic only when the message was recorded.
+#[cfg(feature = "console_error_panic_hook")]
+#[wasm_bindgen_test]
+#[should_panic(expected = "a test's panic, 42")]
+fn a_panic_reads_as_its_message_on_the_console() {
+    let runner = std::panic::take_hook();
+    wasm::set_panic_hook();
+    let package = std::panic::take_hook();
+    let first = std::sync::atomic::AtomicBool::new(true);
+    std::panic::set_hook(Box::new(move |info| {
+        // (Later panics, of failing tests, go to the runner as before.)
+        if !first.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            return runner(info);
+        }
+        let console = get(&js_sys::global(), "console");
+        let error = get(&console, "error");
+        let seen = Array::new();
+        let record =
+            Function::new_with_args("seen", "return (...a) => { seen.push(a.join(' ')); }")
+                .call1(&JsValue::NULL, &seen)
+                .expect("a recorder");
+        Reflect::set(&console, &"error".into(), &record).expect("console.error replaced");
+        package(info);
+        Reflect::set(&console, &"error".into(), &error).expect("console.error restored");
+        if seen.join("\n").includes("a test's panic, 42", 0) {
+            runner(info);
+        }
+    }));
+    panic!("a test's panic, {}", 42);
+}
