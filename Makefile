@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: demo test setup build check native wasm-node wasm-browser package e2e serve bench accuracy clean
+.PHONY: demo test setup build check native unit wasm-node wasm-browser package e2e serve bench accuracy clean
 
 demo: build
 	node examples/demo.mjs
@@ -21,7 +21,7 @@ build:
 	bash scripts/build.sh
 
 # Single layers of the suite, for working on one of them.
-check native wasm-node wasm-browser package e2e: setup
+check native unit wasm-node wasm-browser package e2e: setup
 	bash scripts/test.sh $@
 
 # The demo page on http://127.0.0.1:8080 (PORT=… to change).

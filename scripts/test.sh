@@ -59,6 +59,22 @@ wasm_pack() {
   wasm-pack test --mode no-install "$@"
 }
 
+unit() {
+  # The boundary's JavaScript modules imported as they are written (src/wasm/js/): no wasm
+  # build, only contract.js, which build.rs writes on any cargo build.
+  step "JS unit tests of src/wasm/js (node --test js-tests/unit/)"
+  cargo check --quiet --lib
+  node --test --test-reporter=spec js-tests/unit/ 2>&1 | tee "$logs/unit.log"
+  local n f
+  n=$(grep -E '^ℹ pass ' "$logs/unit.log" | awk '{print $3}')
+  f=$(grep -E '^ℹ fail ' "$logs/unit.log" | awk '{print $3}')
+  if [ "${f:-1}" -ne 0 ] || [ "${n:-0}" -eq 0 ]; then
+    echo "FAIL: JS unit tests: ${n:-0} passed, ${f:-?} failed" >&2
+    exit 1
+  fi
+  passed=$((passed + n))
+}
+
 wasm_node() {
   # Optimized, as the package ships (the SIMD scan is checked against the scalar one after
   # LLVM's rewriting); the browser layer runs the same tests unoptimized, with debug
@@ -139,13 +155,14 @@ e2e() {
 }
 
 case "$only" in
-  all) check; native; wasm_node; wasm_browser; package; e2e ;;
+  all) check; native; unit; wasm_node; wasm_browser; package; e2e ;;
   e2e) e2e ;;
   check) check ;;
   native) native ;;
+  unit) unit ;;
   wasm-node) wasm_node ;;
   wasm-browser) wasm_browser ;;
   package) package ;;
-  *) echo "usage: $0 [all|check|native|wasm-node|wasm-browser|package|e2e]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|check|native|unit|wasm-node|wasm-browser|package|e2e]" >&2; exit 2 ;;
 esac
 printf '\nmake test: %d passed, %d failed\n' "$passed" "$failed"

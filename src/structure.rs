@@ -44,6 +44,10 @@ pub struct Structure {
     pub orphan: Vec<u8>,
     /// How many messages carry orphans.
     pub orphans: usize,
+    /// The orphan links, by their place in the transcript's links: each result whose call
+    /// is not before it and each call no result answers before the latest step. The
+    /// boundary hands them to JavaScript, which writes a stray message's copy without them.
+    pub orphan_links: Vec<u32>,
     /// The first message with a pending call (one no result answers yet, after which no
     /// user input or assistant answer came: not an orphan, see [`Structure::ORPHAN`]), or
     /// `u32::MAX`. A message the history grows by may make it an orphan.
@@ -90,6 +94,7 @@ impl Structure {
             round_of: Vec::with_capacity(transcript.len()),
             orphan: Vec::with_capacity(transcript.len()),
             orphans: 0,
+            orphan_links: Vec::new(),
             pending: u32::MAX,
         };
         s.build(transcript, 0, &transcript.links, 0);
@@ -152,13 +157,20 @@ impl Structure {
             round_of: Vec::with_capacity(n),
             orphan: self.orphan[..start].to_vec(),
             orphans: self.orphan[..start].iter().filter(|&&m| m != 0).count(),
+            orphan_links: Vec::new(),
             pending: u32::MAX,
         };
         s.group_of.extend_from_slice(&self.group_of[..start]);
         s.round_of.extend_from_slice(&self.round_of[..start]);
         // No link before `start` reaches past it: it starts a group, and no new result
         // answers a call before it.
-        let links = &t.links[t.links.partition_point(|l| (l.message as usize) < start)..];
+        let first_link = t.links.partition_point(|l| (l.message as usize) < start);
+        let links = &t.links[first_link..];
+        s.orphan_links.extend(
+            self.orphan_links
+                .iter()
+                .filter(|&&k| (k as usize) < first_link),
+        );
         let round = start.checked_sub(1).map_or(0, |i| self.round_of[i]);
         s.build(t, start, links, round)?;
         Some(s)
@@ -177,6 +189,9 @@ impl Structure {
     ) -> Option<()> {
         let messages = &t.messages;
         let n = messages.len();
+        // (`links` runs to the end of the transcript's: where it starts in them.)
+        let offset = (t.links.len() - links.len()) as u32;
+        let orphan_links_before = self.orphan_links.len();
         // Keys index `last_call` from the lowest one of the links (from 0 for all of them).
         let low = if start == 0 {
             0
@@ -224,6 +239,7 @@ impl Structure {
                         *r = (*r).max(link.message);
                         LINKED
                     } else {
+                        self.orphan_links.push(offset + at as u32);
                         ORPHANED
                     };
                     self.orphan[m] |= mark;
@@ -244,7 +260,7 @@ impl Structure {
         {
             last_turn -= 1;
         }
-        for (link, &answered) in links.iter().zip(&answered) {
+        for (at, (link, &answered)) in links.iter().zip(&answered).enumerate() {
             let m = link.message as usize;
             if link.kind == LinkKind::Result || m >= n || m < start {
                 continue;
@@ -252,6 +268,7 @@ impl Structure {
             self.orphan[m] |= if answered {
                 LINKED
             } else if m < last_turn {
+                self.orphan_links.push(offset + at as u32);
                 DANGLING
             } else {
                 self.pending = self.pending.min(link.message);
@@ -263,6 +280,7 @@ impl Structure {
         // reasoning item goes when every call item after it goes. (`calls_go`: the messages
         // of calls alone from j + 1 on, up to the next other one or the group's end, all go;
         // there is one.)
+        self.orphan_links[orphan_links_before..].sort_unstable();
         let mut calls_go = false;
         for j in (start..n).rev() {
             let m = &messages[j];

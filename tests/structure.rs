@@ -106,3 +106,27 @@ fn a_conversation_that_grew_by_a_few_messages_is_extended() {
         Some(&whole)
     );
 }
+
+#[test]
+fn orphan_links_are_results_without_calls_and_calls_never_answered() {
+    let mut t = Transcript::new(Format::OpenAi);
+    t.push(MessageInfo::new(Role::Tool, 5.0)); // link 0: a result whose call was cut off
+    t.link(LinkKind::Result, 9);
+    t.push(MessageInfo::new(Role::User, 5.0));
+    t.push(MessageInfo::new(Role::Assistant, 5.0)); // links 1 and 2: calls a and b
+    t.link(LinkKind::Call, 1);
+    t.link(LinkKind::Call, 2);
+    t.push(MessageInfo::new(Role::Tool, 5.0)); // link 3 answers a
+    t.link(LinkKind::Result, 1);
+    t.push(MessageInfo::new(Role::User, 5.0));
+    t.push(MessageInfo::new(Role::Assistant, 5.0)); // link 4: the latest answer's call waits
+    t.link(LinkKind::Call, 3);
+    let s = Structure::of(&t);
+    assert_eq!(s.orphan_links, vec![0, 2]);
+    assert_eq!(s.pending, 5);
+    // Answered by the next message, the latest call is no orphan, and b still is.
+    t.push(MessageInfo::new(Role::Tool, 5.0));
+    t.link(LinkKind::Result, 3);
+    let grown = Structure::of(&prefix(&t, t.len() - 1)).extend(&t);
+    assert_eq!(grown.map(|s| s.orphan_links), Some(vec![0, 2]));
+}

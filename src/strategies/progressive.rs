@@ -136,6 +136,11 @@ const STAGE_NAMES: [&str; 7] = [
 ];
 
 impl<'a> Progressive<'a> {
+    /// The groups, rounds and orphans of the input.
+    pub fn structure(&self) -> &Structure {
+        &self.s
+    }
+
     /// A progressive reduction of `t`, which [`crate::should_reduce`] (a trigger fires, or it
     /// has orphans: a reduction all the same, which meets the targets, SPEC §9.7).
     pub fn new(t: &'a Transcript, config: &'a Config) -> Progressive<'a> {

@@ -14,6 +14,7 @@ use crate::config::{Config, OptionValue};
 use crate::error;
 use crate::estimate::Estimator;
 use crate::formats::{Format, FormatChoice};
+use crate::structure::Structure;
 use crate::transcript::{Link, LinkKind, MessageInfo, Role, Transcript};
 
 impl From<error::ReduceError> for JsValue {
@@ -219,12 +220,13 @@ pub fn as_output(
         return Ok(t);
     }
     let stray: Vec<u32> = (0..t.len() as u32)
-        .filter(|&i| s.orphan[i as usize] == crate::structure::Structure::STRAY)
+        .filter(|&i| s.orphan[i as usize] == Structure::STRAY)
         .collect();
     if stray.is_empty() {
         return Ok(t);
     }
     let mut out = (*t).clone();
+    hand_orphans(reading, &s);
     let copies = pick(reading, &stray);
     for (k, &i) in stray.iter().enumerate() {
         let m = &mut out.messages[i as usize];
@@ -233,6 +235,22 @@ pub fn as_output(
         m.tokens = tokens;
     }
     Ok(Rc::new(out))
+}
+
+/// Hands `reading` the orphan links of `s`, the structure of its transcript, unless it has
+/// them: JavaScript copies a message without its orphans by them (`withoutOrphans`).
+pub fn hand_orphans(reading: &Reading, s: &Structure) {
+    if !reading.orphans_handed() {
+        reading.set_orphans(&s.orphan_links);
+    }
+}
+
+/// [`hand_orphans`] for a call that has no structure at hand (rare: a result with copies
+/// of stray messages, a summary's originals): the structure is made for them.
+pub fn hand_orphans_of(reading: &Reading, t: &Transcript) {
+    if !reading.orphans_handed() {
+        reading.set_orphans(&Structure::of(t).orphan_links);
+    }
 }
 
 /// The tokens of one message this library wrote (a summary), in `format`, counted as the

@@ -69,6 +69,11 @@ pub struct Indices {
 static NUMBERED: super::Local<std::cell::Cell<u32>> = super::Local(std::cell::Cell::new(0));
 
 impl Indices {
+    /// Whether the output has messages without their orphans ([`Slot::Cleaned`]).
+    pub fn has_cleaned(&self) -> bool {
+        self.output.iter().any(|e| (CLEANED..NEW).contains(e))
+    }
+
     /// Numbers these indices (see `listed`).
     pub fn memoised(mut self) -> Indices {
         self.listed = NUMBERED.get().wrapping_add(1).max(1);

@@ -53,6 +53,15 @@ extern "C" {
         token_counts: &JsValue,
         keep: bool,
     ) -> Result<Reading, JsValue>;
+    /// Hands the reading the orphan links the core found ([`Structure::orphan_links`]):
+    /// what a copy of a message without its orphans leaves out.
+    ///
+    /// [`Structure::orphan_links`]: crate::Structure::orphan_links
+    #[wasm_bindgen(method, js_name = setOrphans)]
+    pub fn set_orphans(this: &Reading, links: &[u32]);
+    /// Whether [`Reading::set_orphans`] was called.
+    #[wasm_bindgen(method, getter, js_name = orphansHanded)]
+    pub fn orphans_handed(this: &Reading) -> bool;
     /// The format read, as [`Format::code`](crate::Format::code).
     #[wasm_bindgen(method, getter, js_name = formatCode)]
     pub fn format_code(this: &Reading) -> u32;

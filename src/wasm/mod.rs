@@ -189,6 +189,9 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
         }
     };
     let (reduction, indices) = &*reduction;
+    if indices.has_cleaned() {
+        decode::hand_orphans_of(reading, t);
+    }
     let result = encode_result(
         reading,
         reduction,

@@ -5,7 +5,7 @@
 use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::decode::{count_new_message, set, Call};
+use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
 use super::summarize::{
@@ -118,6 +118,7 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
         return Ok(result);
     }
     let mut p = Progressive::new(t, &call.config);
+    hand_orphans(reading, p.structure());
     let mut writings = Writings::none();
     loop {
         let action = p.next_action();
@@ -146,6 +147,7 @@ pub async fn reduce(
         return Ok(result);
     }
     let mut p = Progressive::new(t, config);
+    hand_orphans(reading, p.structure());
     let mut writings = Writings::none();
     // The failed summaries' events, each with the number of the core's events before it
     // (those of the stages closed when it failed: `result.events` in the order they ran).

@@ -6,7 +6,7 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::decode::{count_new_message, set, Call};
+use super::decode::{count_new_message, hand_orphans_of, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
     call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
@@ -226,6 +226,7 @@ pub async fn reduce_with_summarizer(
         set(e, "messages", t.len() as u32);
         set(e, "tokens", t.total_tokens());
     })?;
+    hand_orphans_of(reading, t);
     let plan = match plan_summary(t, config)? {
         SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
         SummaryStep::Summarize(plan) => plan,

@@ -81,7 +81,8 @@ export class Reading {
     // The key of the latest call of each id among the links before `byIdAt` (see `callKey`).
     this.byId = null;
     this.byIdAt = 0;
-    // Where the orphans are, once asked (see `withoutOrphans`).
+    // Where the orphans are, as offsets into `linkData`: handed over by the core
+    // (`setOrphans`) before anything is copied without them (see `withoutOrphans`).
     this.orphans = undefined;
     // The texts to estimate, in chunks of TEXT_CHUNK (see `TextChunks`).
     this.texts = new TextChunks(options.lengthMode ? 16 : 4 * n);
@@ -435,6 +436,18 @@ export class Reading {
     let end = text.length;
     while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
     return text.endsWith(this.closeTag, end);
+  }
+
+  /** Takes the orphan links the core found (`Structure::orphan_links`: places in the
+   * links, two numbers each in `linkData`). */
+  setOrphans(links) {
+    const orphans = new Set();
+    for (let k = 0; k < links.length; k++) orphans.add(2 * links[k]);
+    this.orphans = orphans;
+  }
+
+  get orphansHanded() {
+    return this.orphans !== undefined;
   }
 
   /** The format read, as the core numbers it (`FORMAT_NAMES`). */

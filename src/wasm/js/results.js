@@ -1,7 +1,7 @@
 // What a reduction hands back: its result (`buildResult`, with the orphan results a kept
 // message loses), `analyze`'s analysis, and events for `onEvent`.
 
-import { ASSISTANT, CALL, CLEANED, NEW, OTHER, USER } from "./contract.js";
+import { CALL, CLEANED, NEW } from "./contract.js";
 import { linkId } from "./formats/content.js";
 import { contentOf, withFields } from "./formats/index.js";
 import { langchainCalls, langchainShape } from "./formats/langchain.js";
@@ -151,32 +151,10 @@ function completeLater(reading, result, known, events) {
   for (const e of events) if (e.type === "orphans") lazy(e, "tokensAfter", e.tokensAfter);
 }
 
-/**
- * Where in `r.linkData` the orphans are (SPEC §9.4), as the core finds them
- * (`Structure::build`): results whose key no call link before them has, and calls that no
- * result answers before the latest step (the last user input or assistant message; in
- * Responses, the run of assistant items that ends the model's last answer: its calls may
- * still be waiting for their results).
- */
-export function orphanLinks(r) {
-  const data = r.linkData, called = new Map(), answered = new Set(), out = new Set();
-  for (let at = 0; at < r.linkLength; at += 2) {
-    if (data[at + 1] === CALL) called.set(data[at], at);
-    else {
-      const call = called.get(data[at]);
-      if (call === undefined) out.add(at);
-      else answered.add(call);
-    }
-  }
-  const roles = r.roles;
-  let turn = r.n - 1;
-  while (turn > 0 && roles[turn] !== USER && roles[turn] !== ASSISTANT) turn--;
-  while (turn > 0 && r.format === "openai-responses" && roles[turn] === ASSISTANT &&
-    (roles[turn - 1] === ASSISTANT || roles[turn - 1] === OTHER)) turn--;
-  for (let at = 0, end = r.linkStart[Math.max(turn, 0)]; at < end; at += 2) {
-    if (data[at + 1] === CALL && !answered.has(at)) out.add(at);
-  }
-  return out;
+/** The orphans the core handed `reading` (`setOrphans`): it decides which they are. */
+export function handedOrphans(reading) {
+  if (reading.orphans === undefined) throw new Error("chat-history-reducer: a bug: orphans asked for before the core handed them");
+  return reading.orphans;
 }
 
 /** The id a result part answers, as the readers read it (undefined for other parts). */
@@ -205,7 +183,7 @@ function isCallPart(format, p) {
  * itself.
  */
 export function withoutOrphans(reading, i) {
-  const orphans = reading.orphans ??= orphanLinks(reading);
+  const orphans = handedOrphans(reading);
   // How many orphan results of each id the message has, and which of its calls (by their
   // order among its calls: each call is a link of its own) are orphans.
   const ids = new Map(), calls = new Set();

@@ -2,7 +2,7 @@
 // The summarizer's call too (`callSummarizer`), and why a summary failed, in words.
 
 import { ReduceError, describe, reason } from "./common.js";
-import { orphanLinks, withoutOrphans } from "./results.js";
+import { handedOrphans, withoutOrphans } from "./results.js";
 
 /** Whether the input writes content as an array of parts/blocks rather than a string. */
 function usesParts(items) {
@@ -101,7 +101,7 @@ function hashText(text) {
  * hand them to a model, which refuses a tool result without its call). */
 export function pick(reading, indices) {
   // (Most histories have no orphans: their messages are handed over as they are.)
-  if ((reading.orphans ??= orphanLinks(reading)).size === 0) return Array.from(indices, (i) => reading.items[i]);
+  if (handedOrphans(reading).size === 0) return Array.from(indices, (i) => reading.items[i]);
   return Array.from(indices, (i) => withoutOrphans(reading, i));
 }
 

@@ -1,0 +1,196 @@
+// Offloading and rewriting (src/wasm/js/offload.js): a rewritten message is a shallow copy
+// of the original with only its text changed, in the same format, unknown fields kept
+// (SPEC §2); read back it carries PREVIEW or COMPRESSED (SPEC §9.9: not previewed again)
+// and still answers its call. Also offload ids, compressed tool runs and `reloadTool`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
+import { compressRun, offloadId, offloadMessage, reloadTool, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { allLinks, list, read } from "./helpers.mjs";
+
+/** A reading with no orphans, handed over as the core hands them before anything is copied. */
+const handed = (...args) => {
+  const r = read(...args);
+  r.setOrphans([]);
+  return r;
+};
+
+const LONG = "word ".repeat(100);
+const ID = /ctx_[0-9a-f]{16}/;
+const openaiCall = (id, name = "f", args = "{}") => ({ id, type: "function", function: { name, arguments: args } });
+
+/** Message i of `messages` replaced by `message`, read again. */
+function readWith(messages, i, message) {
+  const copy = messages.slice();
+  copy[i] = message;
+  return handed(copy);
+}
+
+test("reloadTool: the context_reload tool's definition, frozen", () => {
+  assert.equal(reloadTool.name, "context_reload");
+  assert.equal(typeof reloadTool.description, "string");
+  assert.deepEqual(reloadTool.parameters, {
+    type: "object",
+    properties: { id: { type: "string", description: "The offload id, e.g. ctx_0123456789abcdef." } },
+    required: ["id"],
+    additionalProperties: false,
+  });
+  assert.ok(Object.isFrozen(reloadTool));
+  assert.ok(Object.isFrozen(reloadTool.parameters.properties.id));
+});
+
+test("offloadId: ctx_ and 16 hex digits, from the content: same content same id, other content another", () => {
+  const a = offloadId([{ role: "user", content: "a" }]);
+  assert.match(a, /^ctx_[0-9a-f]{16}$/);
+  assert.equal(offloadId([{ role: "user", content: "a" }]), a);
+  assert.notEqual(offloadId([{ role: "user", content: "b" }]), a);
+  const cyclic = { role: "user", content: "a" };
+  cyclic.self = cyclic;
+  assert.match(offloadId([cyclic]), /^ctx_[0-9a-f]{16}$/);
+  assert.match(offloadId([{ n: 1n }]), /^ctx_[0-9a-f]{16}$/);
+});
+
+test("openai: a preview is a shallow copy with a note and a preview as its text, other fields kept", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: null, tool_calls: [openaiCall("c1")] },
+    { role: "tool", tool_call_id: "c1", content: LONG, extra: { keep: 1 } },
+  ];
+  const { message, id } = offloadMessage(handed(messages), 2, 20, 123.4);
+  assert.equal(id, offloadId([messages[2]]));
+  assert.notEqual(message, messages[2]);
+  assert.equal(messages[2].content, LONG); // the original is untouched
+  assert.equal(message.extra, messages[2].extra); // shallow: the same object
+  assert.deepEqual(Object.keys(message), ["role", "tool_call_id", "content", "extra"]);
+  assert.equal(message.content,
+    `[offloaded 123 tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]\nword word word word …`);
+  const back = readWith(messages, 2, message);
+  assert.equal(back.roles[2], TOOL);
+  assert.equal(back.flags[2], PREVIEW);
+  assert.deepEqual(allLinks(back)[2], [["c1", "result", 0]]);
+});
+
+test("a message whose size is in its call arguments is not offloaded", () => {
+  const messages = [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [openaiCall("c1", "f", JSON.stringify({ big: LONG }))] }];
+  assert.equal(offloadMessage(handed(messages), 1, 20, 500).message, undefined);
+});
+
+test("a preview of text parts: the first text part takes the joined preview, images stay, a user input stays one", () => {
+  const messages = [{ role: "user", content: [{ type: "text", text: LONG }, { type: "text", text: "second" }, { type: "image_url", image_url: { url: "x" } }] }];
+  const { message, id } = offloadMessage(handed(messages), 0, 20, 200);
+  assert.equal(message.content.length, 2);
+  assert.equal(message.content[0].text.split("\n")[0], `[offloaded 200 tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`);
+  assert.equal(message.content[1], messages[0].content[2]);
+  const back = handed([message]);
+  assert.equal(back.flags[0], REAL_USER | PREVIEW);
+  assert.equal(back.images[0], 1);
+});
+
+test("anthropic: a tool_result block keeps its id and other fields, its content replaced", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: LONG, cache_control: { type: "ephemeral" } }] },
+  ];
+  const { message } = offloadMessage(handed(messages), 2, 20, 123);
+  const block = message.content[0];
+  assert.equal(block.type, "tool_result");
+  assert.equal(block.tool_use_id, "t");
+  assert.deepEqual(block.cache_control, { type: "ephemeral" });
+  assert.match(block.content, /^\[offloaded 123 tokens as ctx_[0-9a-f]{16}; /);
+  const back = readWith(messages, 2, message);
+  assert.equal(back.roles[2], TOOL);
+  assert.equal(back.flags[2], PREVIEW);
+  assert.deepEqual(allLinks(back)[2], [["t", "result", 0]]);
+});
+
+test("gemini: a functionResponse keeps its name, its response's text under its first key", () => {
+  const messages = [
+    { role: "user", parts: [{ text: "q" }] },
+    { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+    { role: "user", parts: [{ functionResponse: { name: "f", response: { result: LONG } } }] },
+  ];
+  const { message } = offloadMessage(handed(messages), 2, 20, 123);
+  const fr = message.parts[0].functionResponse;
+  assert.equal(fr.name, "f");
+  assert.deepEqual(Object.keys(fr.response), ["result"]);
+  assert.match(fr.response.result, /^\[offloaded 123 tokens as ctx_/);
+  const back = readWith(messages, 2, message);
+  assert.equal(back.flags[2], PREVIEW);
+  assert.deepEqual(allLinks(back)[2], [["name:f", "result", 0]]);
+});
+
+test("openai-responses: a function_call_output keeps call_id and unknown fields, its output replaced", () => {
+  const messages = [
+    { type: "message", role: "user", content: "q" },
+    { type: "function_call", call_id: "x", name: "f", arguments: "{}" },
+    { type: "function_call_output", call_id: "x", output: LONG, id: "out1" },
+  ];
+  const { message } = offloadMessage(handed(messages), 2, 20, 123);
+  assert.equal(message.call_id, "x");
+  assert.equal(message.id, "out1");
+  assert.match(message.output, /^\[offloaded 123 tokens as ctx_[0-9a-f]{16}; .*\nword word word word …$/);
+  assert.equal(readWith(messages, 2, message).flags[2], PREVIEW);
+});
+
+test("langchain: a copy of a class instance is an instance, its lc_kwargs rewritten too", () => {
+  const messages = [new HumanMessage("q"), new AIMessage({ content: "", tool_calls: [{ id: "k", name: "f", args: {} }] }), new ToolMessage({ content: LONG, tool_call_id: "k" })];
+  const { message } = offloadMessage(handed(messages), 2, 20, 100);
+  assert.ok(message instanceof ToolMessage);
+  assert.match(message.content, /^\[offloaded 100 tokens as ctx_/);
+  assert.equal(message.lc_kwargs.content, message.content);
+  assert.equal(message.tool_call_id, "k");
+  assert.equal(messages[2].content, LONG);
+  assert.equal(messages[2].lc_kwargs.content, LONG); // the original's lc_kwargs untouched
+  assert.equal(readWith(messages, 2, message).flags[2], PREVIEW);
+});
+
+test("rewriteWithSummary: the text replaced by a compressed note and the summary; read back COMPRESSED", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: null, tool_calls: [openaiCall("c1")] },
+    { role: "tool", tool_call_id: "c1", content: LONG, extra: 1 },
+  ];
+  const { message, id } = rewriteWithSummary(handed(messages), 2, "short summary");
+  assert.equal(message.content, `[compressed; the original is ${id}, restored by context_reload]\nshort summary`);
+  assert.equal(message.extra, 1);
+  assert.equal(message.tool_call_id, "c1");
+  assert.equal(readWith(messages, 2, message).flags[2], COMPRESSED);
+});
+
+test("compressRun: one assistant message with a digest of calls and results; read back COMPRESSED", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: null, tool_calls: [openaiCall("c1", "search", '{"q":1}')] },
+    { role: "tool", tool_call_id: "c1", content: "r1 result" },
+    { role: "assistant", content: "end" },
+  ];
+  const reading = handed(messages);
+  const { message, id } = compressRun(reading, [1, 2], 200);
+  assert.equal(id, offloadId([messages[1], messages[2]]));
+  assert.deepEqual(message, {
+    role: "assistant",
+    content: `[compressed tool run: 2 messages, stored as ${id}; call context_reload with {"id":"${id}"} to restore them]\n- called search({"q":1})\n  → r1 result`,
+  });
+  const back = handed([messages[0], message, messages[3]]);
+  assert.deepEqual(list(back.flags), [REAL_USER, COMPRESSED, 0]);
+  // With the summarizer's text, that text in place of the digest.
+  assert.equal(compressRun(reading, [1, 2], 200, "They searched.").message.content.split("\n")[1], "They searched.");
+});
+
+test("compressRun in gemini: a user turn that is no user input", () => {
+  const messages = [
+    { role: "user", parts: [{ text: "q" }] },
+    { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 } } }] },
+    { role: "user", parts: [{ functionResponse: { name: "f", response: { result: "ok" } } }] },
+    { role: "model", parts: [{ text: "done" }] },
+  ];
+  const { message } = compressRun(handed(messages), [1, 2], 200);
+  assert.equal(message.role, "user");
+  assert.match(message.parts[0].text, ID);
+  assert.match(message.parts[0].text, /\n- called f\(\{"a":1\}\)\n {2}→ \{"result":"ok"\}$/);
+  const back = handed([messages[0], message, messages[3]]);
+  assert.equal(back.roles[1], USER);
+  assert.equal(back.flags[1], COMPRESSED); // not REAL_USER
+});
