@@ -260,6 +260,7 @@ impl Structure {
         {
             last_turn -= 1;
         }
+        let calls_from = self.orphan_links.len();
         for (at, (link, &answered)) in links.iter().zip(&answered).enumerate() {
             let m = link.message as usize;
             if link.kind == LinkKind::Result || m >= n || m < start {
@@ -280,7 +281,20 @@ impl Structure {
         // reasoning item goes when every call item after it goes. (`calls_go`: the messages
         // of calls alone from j + 1 on, up to the next other one or the group's end, all go;
         // there is one.)
-        self.orphan_links[orphan_links_before..].sort_unstable();
+        // In link order: the orphan results and the dangling calls, each in order, merged.
+        if calls_from > orphan_links_before && calls_from < self.orphan_links.len() {
+            let calls = self.orphan_links.split_off(calls_from);
+            let results = self.orphan_links.split_off(orphan_links_before);
+            let (mut r, mut c) = (results.iter().peekable(), calls.iter().peekable());
+            while let Some(&next) = match (r.peek(), c.peek()) {
+                (Some(a), Some(b)) if a < b => r.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => c.next(),
+                (Some(_), None) => r.next(),
+                (None, None) => None,
+            } {
+                self.orphan_links.push(next);
+            }
+        }
         let mut calls_go = false;
         for j in (start..n).rev() {
             let m = &messages[j];

@@ -17,38 +17,42 @@ const ALIASES: [(&str, &str); 8] = [
 ];
 
 /// The known option `name` most likely stands for: an alias's, else the one at the
-/// smallest edit distance (ignoring case) if that is at most a third of the name's length
-/// (and at least 2); `None` when none is that near.
+/// smallest edit distance (ignoring ASCII case) if that is at most a third of the name's
+/// length (and at least 2); `None` when none is that near.
 pub fn nearest_option(name: &str) -> Option<&'static str> {
     if let Some((_, to)) = ALIASES.iter().find(|(from, _)| *from == name) {
         return Some(to);
     }
-    let lower = name.to_ascii_lowercase();
-    let limit = (name.chars().count() / 3).max(2);
-    OPTION_NAMES
-        .iter()
-        .map(|known| (distance(&lower, &known.to_ascii_lowercase()), *known))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, known)| known)
+    let limit = (name.len() / 3).max(2);
+    let mut best: Option<(usize, &'static str)> = None;
+    for known in OPTION_NAMES {
+        let d = distance(name.as_bytes(), known.as_bytes());
+        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, known));
+        }
+    }
+    best.map(|(_, known)| known)
 }
 
-/// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+/// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`, ASCII
+/// letters compared without case (bytes: the option names are ASCII).
+fn distance(a: &[u8], b: &[u8]) -> usize {
+    let same = |x: u8, y: u8| x.eq_ignore_ascii_case(&y);
     // Three rows of the table: the one before last, the last, and the one being filled.
     let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
     for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
+        row[0] = i;
         for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let cost = usize::from(!same(a[i - 1], b[j - 1]));
             row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+            if i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) {
                 row[j] = row[j].min(before[j - 2] + 1);
             }
         }
-        before = std::mem::replace(&mut last, row);
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
     }
     last[b.len()]
 }
@@ -87,9 +91,9 @@ mod tests {
 
     #[test]
     fn distance_counts_edits() {
-        assert_eq!(distance("keeplats", "keeplast"), 1);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("abc", "abc"), 0);
-        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance(b"keepLats", b"keepLast"), 1);
+        assert_eq!(distance(b"", b"abc"), 3);
+        assert_eq!(distance(b"abc", b"ABC"), 0);
+        assert_eq!(distance(b"kitten", b"sitting"), 3);
     }
 }
