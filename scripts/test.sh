@@ -27,6 +27,18 @@ count_cargo() {
   passed=$((passed + n))
 }
 
+# Adds the "ℹ pass N" of a node --test spec log; fails on a failure or on 0 passed.
+count_node() {
+  local log=$1 name=$2 n f
+  n=$(grep -E '^ℹ pass ' "$log" | awk '{print $3}')
+  f=$(grep -E '^ℹ fail ' "$log" | awk '{print $3}')
+  if [ "${f:-1}" -ne 0 ] || [ "${n:-0}" -eq 0 ]; then
+    echo "FAIL: $name: ${n:-0} passed, ${f:-?} failed" >&2
+    exit 1
+  fi
+  passed=$((passed + n))
+}
+
 check() {
   step "cargo fmt --check"
   cargo fmt --check
@@ -65,14 +77,7 @@ unit() {
   step "JS unit tests of src/wasm/js (node --test js-tests/unit/)"
   cargo check --quiet --lib
   node --test --test-reporter=spec js-tests/unit/ 2>&1 | tee "$logs/unit.log"
-  local n f
-  n=$(grep -E '^ℹ pass ' "$logs/unit.log" | awk '{print $3}')
-  f=$(grep -E '^ℹ fail ' "$logs/unit.log" | awk '{print $3}')
-  if [ "${f:-1}" -ne 0 ] || [ "${n:-0}" -eq 0 ]; then
-    echo "FAIL: JS unit tests: ${n:-0} passed, ${f:-?} failed" >&2
-    exit 1
-  fi
-  passed=$((passed + n))
+  count_node "$logs/unit.log" "JS unit tests"
 }
 
 wasm_node() {
@@ -126,14 +131,7 @@ JSON
   mkdir -p build/consumer/node_modules/@langchain
   ln -sfn "$PWD/node_modules/@langchain/core" build/consumer/node_modules/@langchain/core
   (cd build/consumer && node --test --test-reporter=spec *.test.mjs) 2>&1 | tee "$logs/package.log"
-  local n f
-  n=$(grep -E '^ℹ pass ' "$logs/package.log" | awk '{print $3}')
-  f=$(grep -E '^ℹ fail ' "$logs/package.log" | awk '{print $3}')
-  if [ "${f:-1}" -ne 0 ] || [ "${n:-0}" -eq 0 ]; then
-    echo "FAIL: package tests: ${n:-0} passed, ${f:-?} failed" >&2
-    exit 1
-  fi
-  passed=$((passed + n))
+  count_node "$logs/package.log" "package tests"
 }
 
 e2e() {
