@@ -147,8 +147,19 @@ for (const [format, make] of Object.entries(build)) {
         assert.equal(r.reduced, true, `${strategy} ${maxTokens}`);
         accepts[format](r.messages);
         assert.ok(r.tokensAfter <= Math.floor(maxTokens * 0.8) || r.overBudget, `${strategy}: ${r.tokensAfter} tokens over target`);
-        r.messages.forEach((m, k) => assert.equal(m, input[r.kept[k]], "kept messages are the input objects"));
         const lastUser = input.findLastIndex((m) => isRealUser(format, m));
+        // Kept messages are the input objects; a note of the current turn's oldest tool
+        // steps may stand where they were (SPEC §9.13), their originals offloaded.
+        const own = r.messages.filter((m) => input.includes(m));
+        own.forEach((m, k) => assert.equal(m, input[r.kept[k]], "kept messages are the input objects"));
+        const notes = r.messages.filter((m) => !input.includes(m));
+        assert.ok(notes.length <= 1, "one note at most");
+        if (notes.length === 1) {
+          assert.match(JSON.stringify(notes[0]), /\[compressed tool run: \d+ messages, stored as (ctx_[0-9a-f]{16})/);
+          const id = /stored as (ctx_[0-9a-f]{16})/.exec(JSON.stringify(notes[0]))[1];
+          assert.deepEqual(r.offloaded[id].length, r.rewritten.length, "the note's originals are offloaded");
+          assert.ok(r.rewritten.every((i) => i > lastUser), "the note stands for current-turn steps only");
+        }
         assert.ok(r.kept.includes(lastUser), "the latest user input stays");
         const firstConversation = r.messages.find((m) => !["system", "developer"].includes(m.role ?? lcType(m)));
         assert.ok(isRealUser(format, firstConversation), `${strategy} ${maxTokens}: starts on a user input`);

@@ -555,10 +555,13 @@ test("ChatHistory says when the last prepare() missed its budget (stats().overBu
 });
 
 test("stats().overBudget is the last prepare()'s: false again after one that rejected", async () => {
-  const config = { strategy: "summarize", maxTokens: 50, onSummarizerError: "throw", summarizer: async () => { throw new Error("down"); } };
+  // The summarizer answers once, then fails.
+  let calls = 0;
+  const summarizer = async () => { if (calls++ === 0) return "ok"; throw new Error("down"); };
+  const config = { strategy: "summarize", maxTokens: 50, onSummarizerError: "throw", summarizer };
   const history = new ChatHistory(config, chat(1));
   history.push({ role: "user", content: "a long question ".repeat(40) });
-  await history.prepare(); // (the latest input alone is over: truncate's over budget, no summary asked)
+  await history.prepare(); // (the latest input alone is over: summarized all the same, over budget)
   assert.equal(history.stats().overBudget, true);
   history.push({ role: "assistant", content: "ok" }, { role: "user", content: "short" });
   await assert.rejects(history.prepare(), (e) => e instanceof ReduceError); // (throw mode: no summary)

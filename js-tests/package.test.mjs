@@ -808,7 +808,7 @@ test("analyze shows what priority protects: its newest keepRecentPairs user/assi
   // Every message the reduction keeps, analyze says why (audit: the pairs read unprotected).
   for (const i of r.kept) assert.equal(a[i].protected, true, `message ${i}: ${a[i].protectedBy}`);
   assert.deepEqual(a.slice(15).map((m) => m.protectedBy),
-    ["keepRecentPairs", "keepRecentPairs", "keepRecentPairs", "keepRecentPairs", "latestUserInput", "keepRecentPairs"]);
+    ["keepRecentPairs", "keepRecentPairs", "keepRecentPairs", "keepRecentPairs", "latestUserInput", "currentTurn"]);
   // Under another strategy the pairs are nothing special.
   assert.equal(analyze(history, { ...config, strategy: "truncate" }).messages[15].protected, false);
 });

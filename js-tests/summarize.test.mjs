@@ -266,10 +266,10 @@ test("progressive with a summarizer: stages 4–6 only when 1–3 are not enough
   assert.ok(heavy.tokensAfter <= 2400 || heavy.overBudget);
 });
 
-test("progressive keeps the round summary it wrote when the later stages are not enough (SPEC §5, §8)", async () => {
+test("progressive keeps the round summary it wrote and the current turn when the later stages are not enough (SPEC §5, §8, §9.13)", async () => {
   // Previous rounds, then a current round with three tool calls: summarizing the rounds and
-  // compressing the current one still leaves too many messages, so the oldest groups of the
-  // current round go — never the new summary, which is a summary as any other.
+  // compressing the current one still leaves too many messages. The new summary stays (a
+  // summary as any other), and so do the current turn's steps: over budget.
   const words = (n) => "lorem ipsum dolor ".repeat(n);
   const input = [{ role: "system", content: "You are a helpful agent." }];
   for (let i = 0; i < 5; i++) input.push({ role: "user", content: `question ${i} ${words(20)}` }, { role: "assistant", content: `answer ${i} ${words(20)}` });
@@ -281,16 +281,15 @@ test("progressive keeps the round summary it wrote when the later stages are not
   input.push({ role: "assistant", content: "final answer" });
   const config = { strategy: "progressive", targetMessages: 4, thresholdMessages: 0, summarizer: async (req) => `summary of ${req.messages.length} (${req.kind})` };
   const r = await reduce(input, config);
-  assert.deepEqual(r.events.map((e) => e.type), ["summarizeRounds", "compressCurrentRound", "truncate"]);
+  assert.deepEqual(r.events.map((e) => e.type), ["summarizeRounds", "compressCurrentRound"]);
   assert.ok(r.summary, "a summary was made");
   assert.equal(r.messages[1], r.summary, "the new summary stands after the system prompt");
   assert.equal(r.summary.content, "<conversation-summary>summary of 10 (round)</conversation-summary>");
   assert.deepEqual(r.summarized, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  assert.ok(r.dropped.every((i) => i > 11), `only current-round groups dropped: ${r.dropped}`);
+  assert.deepEqual(r.dropped, [], "no step of the current turn dropped");
   const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
   assert.deepEqual(all, input.map((_, i) => i), "every input index once");
-  assert.equal(r.overBudget, false);
-  assert.equal(r.messages.filter((m) => m.role !== "system" && m !== r.summary).length, 4);
+  assert.equal(r.overBudget, true);
   assert.equal((await reduce(r.messages, config)).reduced, false, "stable");
 });
 
@@ -1137,11 +1136,23 @@ test("summarize at a small budget: summaryMaxTokens bounds the summary's text, s
     assert.equal(calls, 1, `${maxTokens}`);
     assert.ok(r.summary && r.tokensAfter <= Math.floor(0.8 * maxTokens) && !r.overBudget, `${maxTokens}: ${r.tokensAfter}`);
   }
-  // What must stay meets the target exactly (32 of 32 tokens), with no room for the tag: a
-  // summary too large, thrown under "throw" (it was a silent truncation), reported else.
+  // What must stay meets the target exactly (32 of 32 tokens), with no room for the tag:
+  // what may go is summarized all the same (it saves tokens), over budget, and the
+  // summary's event says so (issue 26: it was a truncation without asking).
   const config = { strategy: "summarize", maxTokens: 41, summarizer: async () => "ok" };
-  await assert.rejects(reduce(msgs, { ...config, onSummarizerError: "throw" }), (e) => e.code === "SUMMARY_TOO_LARGE");
-  const r = await reduce(msgs, config);
+  for (const onSummarizerError of ["throw", "fallback"]) {
+    const r = await reduce(msgs, { ...config, onSummarizerError });
+    assert.ok(r.summary, onSummarizerError);
+    assert.equal(r.overBudget, true);
+    assert.ok(r.tokensAfter < r.tokensBefore);
+    assert.ok(r.events.some((e) => e.type === "summarize" && e.overBudget === true), JSON.stringify(r.events));
+  }
+  // Asked never to be over budget: no summary fits, so the summarizer is not asked, and
+  // a truncation meets the target (a summary too large, reported).
+  let asked = 0;
+  const r = await reduce(msgs, { ...config, onOverBudget: "error", summarizer: async () => (asked++, "ok") });
+  assert.equal(asked, 0);
+  assert.equal(r.overBudget, false);
   assert.ok(r.events.some((e) => e.type === "summarizeFailed" && e.reason === "tooLarge"), JSON.stringify(r.events));
 });
 

@@ -1,6 +1,7 @@
 //! Which groups a reduction may never remove (SPEC §4, §9): system messages, earlier
-//! summaries, the newest `keepLast` groups and the latest real user input — widened back to
-//! a real user input when `startOn` is `"user"`, so the kept history can start on one.
+//! summaries, the newest `keepLast` groups, the latest real user input and the current
+//! turn after it — widened back to a real user input when `startOn` is `"user"`, so the
+//! kept history can start on one.
 
 use crate::config::{Config, StartOn};
 use crate::structure::Structure;
@@ -18,11 +19,15 @@ pub enum Protection {
     StartOnUser,
     /// `priority`'s newest `keepRecentPairs` user/assistant pairs.
     RecentPair,
+    /// After the latest real user input: the current turn's steps (SPEC §9.13). A
+    /// reduction keeps them, or replaces its oldest tool steps with one note naming their
+    /// calls ([`crate::strategies::trace_current_turn`]); never drops them.
+    CurrentTurn,
 }
 
 impl Protection {
     /// Every protection, `None` first: the boundary names them by their place here.
-    pub const ALL: [Protection; 7] = [
+    pub const ALL: [Protection; 8] = [
         Protection::None,
         Protection::System,
         Protection::Summary,
@@ -30,6 +35,7 @@ impl Protection {
         Protection::LatestUserInput,
         Protection::StartOnUser,
         Protection::RecentPair,
+        Protection::CurrentTurn,
     ];
 
     /// Its place in [`Protection::ALL`].
@@ -50,6 +56,7 @@ impl Protection {
             Protection::LatestUserInput => "latestUserInput",
             Protection::StartOnUser => "startOnUser",
             Protection::RecentPair => "keepRecentPairs",
+            Protection::CurrentTurn => "currentTurn",
         })
     }
 }
@@ -112,6 +119,13 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
     for (g, protection) in p.iter_mut().enumerate().skip(from) {
         if is_conversation(t, s, g) && !protection.is_protected() {
             *protection = Protection::KeepLast;
+        }
+    }
+    if let Some(i) = t.messages.iter().rposition(|m| m.is_real_user()) {
+        for (g, protection) in p.iter_mut().enumerate().skip(s.group_of[i] as usize + 1) {
+            if is_conversation(t, s, g) && !protection.is_protected() {
+                *protection = Protection::CurrentTurn;
+            }
         }
     }
     if starts_on_user_required(t, config) {

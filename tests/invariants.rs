@@ -398,6 +398,20 @@ fn output_transcript(t: &Transcript, r: &Reduction) -> Transcript {
         let (i, cleaned) = match *slot {
             Slot::Input(i) => (i, false),
             Slot::Cleaned(i) => (i, true),
+            Slot::New(k) if r.trace.as_ref().is_some_and(|n| n.slot == k) => {
+                // (The current turn's note: a digest of its tool steps, no call and no
+                // user input; Gemini has it as a user turn, as the results it covers.)
+                out.push(MessageInfo {
+                    role: if t.format == Format::Gemini {
+                        Role::User
+                    } else {
+                        Role::Assistant
+                    },
+                    flags: chat_history_reducer::flags::COMPRESSED,
+                    tokens: r.trace.as_ref().map_or(0.0, |n| n.estimate),
+                });
+                continue;
+            }
             Slot::New(_) => {
                 // (A summary: it calls and answers nothing.)
                 out.push(MessageInfo {
@@ -511,16 +525,31 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     // 8. Accounting: every input exactly once; the output is the kept inputs, and the
     // cleaned ones (rewritten).
     prop_assert_eq!(r.fate.len(), t.len());
+    // (The one message a strategy that drops may write: the current turn's note.)
+    let noted: Vec<u32> = r.trace.as_ref().map_or(Vec::new(), |n| n.messages.clone());
+    let note_tokens = r.trace.as_ref().map_or(0.0, |n| n.estimate);
+    // (In the output as themselves: not the messages the note stands for.)
+    let kept: Vec<bool> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| k && !noted.contains(&(i as u32)))
+        .collect();
     let out: Vec<u32> = r
         .output
         .iter()
-        .map(|slot| match slot {
-            Slot::Input(i) | Slot::Cleaned(i) => Ok(*i),
-            Slot::New(_) => Err(TestCaseError::fail(
+        .filter_map(|slot| match slot {
+            Slot::Input(i) | Slot::Cleaned(i) => Some(Ok(*i)),
+            Slot::New(k) if r.trace.as_ref().is_some_and(|n| n.slot == *k) => None,
+            Slot::New(_) => Some(Err(TestCaseError::fail(
                 "a summary from a strategy that only drops",
-            )),
+            ))),
         })
         .collect::<Result<_, _>>()?;
+    prop_assert_eq!(
+        r.output.len() - out.len(),
+        usize::from(r.trace.is_some()),
+        "one note at most"
+    );
     let as_is: Vec<u32> = r
         .output
         .iter()
@@ -532,7 +561,50 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(as_is, r.indices(Fate::Kept));
     for (i, fate) in r.fate.iter().enumerate() {
         let cleaned = r.output.contains(&Slot::Cleaned(i as u32));
-        prop_assert_eq!(*fate == Fate::Rewritten, cleaned, "message {}", i);
+        let in_note = noted.contains(&(i as u32));
+        prop_assert_eq!(
+            *fate == Fate::Rewritten,
+            cleaned || in_note,
+            "message {}",
+            i
+        );
+    }
+    // 12. Prefix: what a truncate removes is a prefix of the conversation (the turn rules
+    // of Gemini aside, which remove a call turn that lost its user turn).
+    if config.strategy == chat_history_reducer::config::Strategy::Truncate
+        && t.format != Format::Gemini
+    {
+        let first_kept = (0..t.len()).find(|&i| {
+            let m = &t.messages[i];
+            r.fate[i] == Fate::Kept && !m.is_system() && !m.is_summary()
+        });
+        if let Some(first_kept) = first_kept {
+            for i in first_kept..t.len() {
+                prop_assert!(
+                    r.fate[i] != Fate::Dropped || orphans.contains_key(&(i as u32)),
+                    "message {} dropped after message {}, kept",
+                    i,
+                    first_kept
+                );
+            }
+        }
+    }
+    // 13. Trace: a tool step of the current turn stays, or the note names it; only orphans
+    // go.
+    if let Some(u) = latest_user {
+        for i in u..t.len() {
+            if !t.links.iter().any(|l| l.message as usize == i) {
+                continue;
+            }
+            prop_assert!(
+                r.fate[i] != Fate::Dropped || orphans.contains_key(&(i as u32)),
+                "message {} of the current turn dropped",
+                i
+            );
+        }
+    }
+    if let Some(note) = &r.trace {
+        prop_assert!(latest_user.is_some_and(|u| note.messages.iter().all(|&i| i > u as u32)));
     }
     // 4. No orphan: a message that carries only orphans goes; one that carries more is
     // cleaned (or goes with its group); every other message stays as it was.
@@ -596,7 +668,14 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         }
     }
     // Gemini: a function-call turn follows a user or function-response turn.
-    let origin: Vec<Option<u32>> = out.iter().map(|&i| Some(i)).collect();
+    let origin: Vec<Option<u32>> = r
+        .output
+        .iter()
+        .map(|slot| match slot {
+            Slot::Input(i) | Slot::Cleaned(i) => Some(*i),
+            Slot::New(_) => None,
+        })
+        .collect();
     calls_follow_user_turns(t, &output_transcript(t, &r), &origin)?;
 
     // 6. The latest real user input stays.
@@ -627,7 +706,11 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     }
     // 7. Budget: every reduction meets the targets (one for orphans alone too), or says it
     // could not.
-    let after: f64 = out.iter().map(|&i| t.messages[i as usize].tokens).sum();
+    let after: f64 = out
+        .iter()
+        .map(|&i| t.messages[i as usize].tokens)
+        .sum::<f64>()
+        + note_tokens;
     prop_assert!((after - r.tokens_after).abs() < 1e-6);
     if r.reduced && !r.over_budget {
         if let Some(target) = config.target_tokens {
@@ -639,13 +722,15 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
                 .filter(|&&i| {
                     chat_history_reducer::budget::counts_as_message(&t.messages[i as usize])
                 })
-                .count();
+                .count()
+                + usize::from(r.trace.is_some());
             prop_assert!(n <= target, "{} messages > {}", n, target);
         }
     }
     if !should_reduce(t, &config) {
         prop_assert!(!r.reduced);
         prop_assert_eq!(out.len(), t.len());
+        prop_assert!(r.trace.is_none());
     }
     // 10. Determinism.
     prop_assert_eq!(&reduce_sync(t, &config).unwrap(), &r);
@@ -809,7 +894,8 @@ proptest! {
             .collect();
         calls_follow_user_turns(t, &output_transcript(t, &r), &origin)?;
         // The summary stands after the leading system messages (and earlier summaries).
-        if let Some(at) = r.output.iter().position(|s| matches!(s, Slot::New(_))) {
+        let note = r.trace.as_ref().map(|n| n.slot);
+        if let Some(at) = r.output.iter().position(|s| matches!(*s, Slot::New(k) if Some(k) != note)) {
             for s in &r.output[..at] {
                 let Slot::Input(i) = *s else { unreachable!() };
                 let m = &t.messages[i as usize];

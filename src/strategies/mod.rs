@@ -59,6 +59,19 @@ pub struct Reduction {
     pub tokens_after: f64,
     pub over_budget: bool,
     pub events: Vec<CompressionEvent>,
+    /// The note that stands for the current turn's oldest tool steps, when the targets
+    /// needed them gone (SPEC §9.13): the boundary writes it.
+    pub trace: Option<Trace>,
+}
+
+/// A note of the current turn: written in the input's format for `messages` (whole tool
+/// groups, in order), it names each of their calls and where its result went. It stands
+/// at `Slot::New(slot)`; the reduction counted it at `estimate` tokens until it is written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub slot: u32,
+    pub messages: Vec<u32>,
+    pub estimate: f64,
 }
 
 impl Reduction {
@@ -73,6 +86,7 @@ impl Reduction {
             tokens_after: total,
             over_budget: false,
             events: Vec::new(),
+            trace: None,
         }
     }
 
@@ -140,6 +154,10 @@ pub(crate) fn keep(s: &Structure, i: usize, output: &mut Vec<Slot>) -> Fate {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Drops {
     pub removed: Vec<bool>,
+    /// The groups a current-turn note stands for ([`trace_current_turn`]).
+    pub traced: Vec<bool>,
+    /// What the note was counted at (0 without one).
+    pub note_tokens: f64,
     /// Tokens of what is left.
     pub tokens: f64,
     /// Messages of what is left that count toward `targetMessages`.
@@ -160,6 +178,8 @@ pub(crate) fn choose_drops(
     let (tokens, messages) = s.kept_at_most(t);
     let mut d = Drops {
         removed: vec![false; s.groups.len()],
+        traced: vec![false; s.groups.len()],
+        note_tokens: 0.0,
         tokens,
         messages,
     };
@@ -173,6 +193,72 @@ pub(crate) fn choose_drops(
     }
     settle(t, s, protection, config, &mut d);
     d
+}
+
+/// Where the prefix a `truncate` or `summarize` may remove ends (SPEC §5): at the first
+/// conversation group that must stay (the latest user input at the latest). A summary so
+/// never covers a message later than one kept verbatim after it (SPEC §9.12).
+pub(crate) fn prefix_end(t: &Transcript, s: &Structure, protection: &[Protection]) -> usize {
+    (0..s.groups.len())
+        .find(|&g| protection[g].is_protected() && is_conversation(t, s, g))
+        .unwrap_or(s.groups.len())
+}
+
+/// What a current-turn note is counted at before it is written: its opening line, and a
+/// line for each call with its arguments and one for its result, both cut short.
+const NOTE_TOKENS: f64 = 45.0;
+const NOTE_TOKENS_PER_CALL: f64 = 60.0;
+
+/// When the targets are still missed, the current turn's oldest tool steps go into one
+/// note (SPEC §9.13), oldest first while they are unbroken tool groups the turn protects
+/// ([`Protection::CurrentTurn`]: not the latest groups `keepLast` keeps), until the targets
+/// are met with the note counted. A turn whose steps cannot go keeps them: `overBudget`.
+pub(crate) fn trace_current_turn(
+    t: &Transcript,
+    s: &Structure,
+    protection: &[Protection],
+    targets: &Targets,
+    d: &mut Drops,
+) {
+    if targets.met(d.tokens, d.messages) {
+        return;
+    }
+    let Some(first) = (0..s.groups.len()).find(|&g| protection[g] == Protection::CurrentTurn)
+    else {
+        return;
+    };
+    let mut calls = 0usize;
+    let mut traced = Vec::new();
+    let mut left = d.clone();
+    for (g, group) in s.groups.iter().enumerate().skip(first) {
+        if protection[g] != Protection::CurrentTurn || !group.has_tool || left.removed[g] {
+            break;
+        }
+        left.remove(t, s, g);
+        traced.push(g);
+        calls += t
+            .links
+            .iter()
+            .filter(|l| l.kind == LinkKind::Call && s.group_of[l.message as usize] as usize == g)
+            .count();
+        let note = NOTE_TOKENS + NOTE_TOKENS_PER_CALL * calls as f64;
+        // (The note is a message of its own.)
+        if targets.met(left.tokens + note, left.messages + 1) {
+            break;
+        }
+    }
+    if traced.is_empty() {
+        return;
+    }
+    let note = NOTE_TOKENS + NOTE_TOKENS_PER_CALL * calls as f64;
+    for g in traced {
+        d.remove(t, s, g);
+        d.removed[g] = false;
+        d.traced[g] = true;
+    }
+    d.tokens += note;
+    d.messages += 1;
+    d.note_tokens = note;
 }
 
 impl Drops {
@@ -315,35 +401,66 @@ pub(crate) fn drop_reduction(
     let mut fate = vec![Fate::Kept; t.len()];
     let mut output = Vec::with_capacity(t.len());
     let mut count = 0;
+    let mut noted = Vec::new();
     for (g, group) in s.groups.iter().enumerate() {
+        if drops.traced[g] && noted.is_empty() {
+            output.push(Slot::New(0));
+        }
         for i in group.range() {
             if drops.removed[g] {
                 fate[i] = Fate::Dropped;
                 count += 1;
+            } else if drops.traced[g] {
+                fate[i] = if s.orphan[i] == Structure::ORPHAN {
+                    Fate::Dropped
+                } else {
+                    noted.push(i as u32);
+                    Fate::Rewritten
+                };
             } else {
                 fate[i] = keep(s, i, &mut output);
             }
         }
     }
     let over_budget = check_budget(config, targets, drops.tokens, drops.messages)?;
+    let mut events = Vec::new();
+    // (What the strategy removed, then the note: each step from where the one before ended.)
+    let after_removal = drops.tokens - drops.note_tokens + noted_tokens(t, &noted);
+    if count > 0 {
+        events.push(CompressionEvent {
+            kind,
+            messages: count,
+            tokens_before: before,
+            tokens_after: after_removal,
+        });
+    }
+    let trace = (!noted.is_empty()).then(|| {
+        events.push(CompressionEvent {
+            kind: "currentTurn",
+            messages: noted.len(),
+            tokens_before: after_removal,
+            tokens_after: drops.tokens,
+        });
+        Trace {
+            slot: 0,
+            messages: noted,
+            estimate: drops.note_tokens,
+        }
+    });
     Ok(Reduction {
-        reduced: count > 0,
+        reduced: count > 0 || trace.is_some(),
         fate,
         output,
         tokens_before: before,
         tokens_after: drops.tokens,
         over_budget,
-        events: if count > 0 {
-            vec![CompressionEvent {
-                kind,
-                messages: count,
-                tokens_before: before,
-                tokens_after: drops.tokens,
-            }]
-        } else {
-            Vec::new()
-        },
+        events,
+        trace,
     })
+}
+
+fn noted_tokens(t: &Transcript, noted: &[u32]) -> f64 {
+    noted.iter().map(|&i| t.messages[i as usize].tokens).sum()
 }
 
 fn describe_targets(targets: &Targets) -> String {

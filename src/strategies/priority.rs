@@ -1,7 +1,7 @@
 //! `priority`: whole tool groups go first (oldest first), then the oldest other groups;
 //! the newest `keepRecentPairs` user/assistant pairs stay.
 
-use super::{choose_drops, drop_reduction, Reduction};
+use super::{choose_drops, drop_reduction, trace_current_turn, Reduction};
 use crate::budget::Targets;
 use crate::config::Config;
 use crate::error::ReduceError;
@@ -20,7 +20,8 @@ pub fn priority(
     let tools = (0..s.groups.len()).filter(|&g| s.groups[g].has_tool);
     let others = (0..s.groups.len()).filter(|&g| !s.groups[g].has_tool);
     let targets = Targets::of(config);
-    let drops = choose_drops(t, s, &protection, config, &targets, tools.chain(others));
+    let mut drops = choose_drops(t, s, &protection, config, &targets, tools.chain(others));
+    trace_current_turn(t, s, &protection, &targets, &mut drops);
     drop_reduction(t, s, drops, config, &targets, "priority")
 }
 

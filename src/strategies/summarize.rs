@@ -6,7 +6,10 @@
 //! Summarizing is asynchronous and happens at the boundary, so this is two steps: [`plan`]
 //! says what to summarise; [`apply`] builds the reduction once the summary exists.
 
-use super::{check_budget, choose_drops, settle, CompressionEvent, Fate, Reduction, Slot};
+use super::{
+    check_budget, choose_drops, prefix_end, settle, trace_current_turn, CompressionEvent, Fate,
+    Reduction, Slot, Trace,
+};
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
@@ -31,6 +34,10 @@ pub struct SummaryPlan {
     /// What the summary message should aim for: the limit, or, when no option bounds it in
     /// tokens, a quarter of what it replaces.
     pub target_tokens: f64,
+    /// The limit when what must stay leaves no room for a summary beside it: the target is
+    /// missed whatever happens, and a summary still saves tokens (`overBudget`, SPEC §9.7).
+    /// Below 0 when a summary of `summaryMaxTokens` would save none.
+    pub over_budget_limit: f64,
     /// What becomes of each input message: kept (or, with orphans beside other content,
     /// cleaned: `strategies::keep`), summarized, or (an orphan) dropped.
     fate: Vec<Fate>,
@@ -38,6 +45,9 @@ pub struct SummaryPlan {
     position: usize,
     /// [`Structure::orphan`] (see [`Reduction::without_orphans`]).
     orphan: Vec<u8>,
+    /// The current turn's oldest tool steps that a note stands for, and what it was
+    /// counted at ([`super::trace_current_turn`]), when the tail needs them gone.
+    trace: Option<(Vec<u32>, f64)>,
 }
 
 /// What to summarise, or `None` when there is nothing the summary could replace.
@@ -72,8 +82,9 @@ pub fn plan(
         messages: config.target_messages,
     };
     // Earlier summaries are not summarised again: they are replaced (single) or kept.
-    let order =
-        (0..s.groups.len()).filter(|&g| s.groups[g].range().all(|i| !t.messages[i].is_summary()));
+    // (A prefix: up to the first conversation group that stays, SPEC §9.12.)
+    let end = prefix_end(t, s, &protection);
+    let order = (0..end).filter(|&g| s.groups[g].range().all(|i| !t.messages[i].is_summary()));
     let mut drops = choose_drops(t, s, &protection, config, &targets, order.clone());
     let replaced: f64 = replaces
         .iter()
@@ -91,8 +102,10 @@ pub fn plan(
             settle(t, s, &protection, config, &mut drops);
         }
     }
+    trace_current_turn(t, s, &protection, &targets, &mut drops);
     let mut fate = vec![Fate::Kept; t.len()];
     let mut messages = Vec::new();
+    let mut noted = Vec::new();
     for (g, group) in s.groups.iter().enumerate() {
         for i in group.range() {
             // An orphan goes, in a summarised group or a kept one: the summarizer is not
@@ -103,6 +116,10 @@ pub fn plan(
                 _ if drops.removed[g] => {
                     messages.push(i as u32);
                     Fate::Summarized
+                }
+                _ if drops.traced[g] => {
+                    noted.push(i as u32);
+                    Fate::Rewritten
                 }
                 Structure::STRAY => Fate::Rewritten,
                 _ => Fate::Kept,
@@ -138,14 +155,20 @@ pub fn plan(
         (None, Some(max)) => (max, max),
         (None, None) => (covered, (covered * 0.25).ceil()),
     };
+    let over_budget_limit = match config.summary_max_tokens {
+        Some(max) if max < covered => max,
+        _ => -1.0,
+    };
     Some(SummaryPlan {
         messages,
         replaces,
         limit,
         target_tokens,
+        over_budget_limit,
         fate,
         position,
         orphan: s.orphan.clone(),
+        trace: (!noted.is_empty()).then_some((noted, drops.note_tokens)),
     })
 }
 
@@ -160,9 +183,21 @@ pub fn apply(
     let mut output = Vec::with_capacity(t.len() + 1);
     let mut tokens = summary_tokens;
     let mut messages = 0;
+    let (noted, note_tokens) = plan
+        .trace
+        .as_ref()
+        .map_or((&[][..], 0.0), |(m, tokens)| (&m[..], *tokens));
     for (i, m) in t.messages.iter().enumerate() {
         let slot = match plan.fate[i] {
             Fate::Kept => Slot::Input(i as u32),
+            // (The note stands where the first step it names stood.)
+            Fate::Rewritten if noted.first() == Some(&(i as u32)) => {
+                output.push(Slot::New(1));
+                tokens += note_tokens;
+                messages += 1;
+                continue;
+            }
+            Fate::Rewritten if noted.contains(&(i as u32)) => continue,
             Fate::Rewritten => Slot::Cleaned(i as u32),
             Fate::Dropped | Fate::Summarized => continue,
         };
@@ -178,6 +213,28 @@ pub fn apply(
     }
     let over_budget = check_budget(config, &Targets::of(config), tokens, messages)?;
     let count = plan.messages.len() + plan.replaces.len();
+    // (The summary's step, then the note's, each from where the one before ended.)
+    let noted_tokens: f64 = noted.iter().map(|&i| t.messages[i as usize].tokens).sum();
+    let summarized = tokens - note_tokens + noted_tokens;
+    let mut events = vec![CompressionEvent {
+        kind: "summarize",
+        messages: count,
+        tokens_before: before,
+        tokens_after: summarized,
+    }];
+    let trace = plan.trace.as_ref().map(|(messages, estimate)| {
+        events.push(CompressionEvent {
+            kind: "currentTurn",
+            messages: messages.len(),
+            tokens_before: summarized,
+            tokens_after: tokens,
+        });
+        Trace {
+            slot: 1,
+            messages: messages.clone(),
+            estimate: *estimate,
+        }
+    });
     Ok(Reduction {
         reduced: true,
         fate: plan.fate.clone(),
@@ -185,12 +242,8 @@ pub fn apply(
         tokens_before: before,
         tokens_after: tokens,
         over_budget,
-        events: vec![CompressionEvent {
-            kind: "summarize",
-            messages: count,
-            tokens_before: before,
-            tokens_after: tokens,
-        }],
+        events,
+        trace,
     }
     .without_orphans(t, &plan.orphan))
 }

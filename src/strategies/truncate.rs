@@ -1,6 +1,6 @@
 //! `truncate`: remove the oldest removable groups until every set target is met.
 
-use super::{choose_drops, drop_reduction, Reduction};
+use super::{choose_drops, drop_reduction, prefix_end, trace_current_turn, Reduction};
 use crate::budget::Targets;
 use crate::config::{Config, Strategy};
 use crate::error::ReduceError;
@@ -17,7 +17,9 @@ pub fn truncate(
     config: &Config,
     targets: &Targets,
 ) -> Result<Reduction, ReduceError> {
-    let drops = choose_drops(t, s, protection, config, targets, 0..s.groups.len());
+    let end = prefix_end(t, s, protection);
+    let mut drops = choose_drops(t, s, protection, config, targets, 0..end);
+    trace_current_turn(t, s, protection, targets, &mut drops);
     drop_reduction(t, s, drops, config, targets, "truncate")
 }
 
@@ -53,6 +55,12 @@ pub fn count_decisive(
     let max = config.max_tokens.unwrap_or(f64::INFINITY);
     let mut s = Structure::of(t);
     let p = protect(t, &s, config);
+    // What stays whatever the counts: the protected groups, and every group after the
+    // prefix a truncate may remove.
+    let end = prefix_end(t, &s, &p);
+    let stays: Vec<bool> = (0..s.groups.len())
+        .map(|g| p[g].is_protected() || g >= end)
+        .collect();
     let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
         count(indices, t);
         for &i in indices {
@@ -76,13 +84,13 @@ pub fn count_decisive(
     // them: the same whichever messages a call counted).
     let mut want = Vec::new();
     for (g, group) in s.groups.iter().enumerate() {
-        if p[g].is_protected() || group.range().any(|i| s.orphan[i] == Structure::ORPHAN) {
+        if stays[g] || group.range().any(|i| s.orphan[i] == Structure::ORPHAN) {
             unknown_in(g, known, &mut want);
         }
     }
     fill(&want, t, known);
     let mut counted: f64 = (0..s.groups.len())
-        .filter(|&g| p[g].is_protected())
+        .filter(|&g| stays[g])
         .map(|g| group_tokens(g, t))
         .sum();
     let mut g = s.groups.len();
@@ -95,13 +103,13 @@ pub fn count_decisive(
         let newest = g;
         while g > 0 && want.len() < batch {
             g -= 1;
-            if !p[g].is_protected() {
+            if !stays[g] {
                 unknown_in(g, known, &mut want);
             }
         }
         fill(&want, t, known);
         let added: f64 = (g..newest)
-            .filter(|&g| !p[g].is_protected())
+            .filter(|&g| !stays[g])
             .map(|g| group_tokens(g, t))
             .sum();
         counted += added;

@@ -12,6 +12,7 @@ mod js;
 mod memo;
 mod progressive;
 mod summarize;
+mod trace;
 
 pub use history::ChatHistory;
 
@@ -23,7 +24,7 @@ use crate::config::Strategy;
 use crate::protect::Protection;
 use crate::transcript::{Role, Transcript};
 use decode::{decode_config, decode_for_reduction, decode_messages, Call};
-use encode::{core_events, encode_result, Indices, Writings};
+use encode::{core_events, encode_result, Indices};
 use js::{build_analysis, Reading};
 
 /// A static of the module's, as `thread_local!` gives one without its checks: the module
@@ -192,11 +193,13 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
     if indices.has_cleaned() {
         decode::hand_orphans_of(reading, t);
     }
+    let (noted, writings) = trace::note_or_none(call, reading, t, reduction)?;
+    let reduction = noted.as_ref().unwrap_or(reduction);
     let result = encode_result(
         reading,
         reduction,
         indices,
-        &Writings::none(),
+        &writings,
         &core_events(reduction),
     );
     if reporting {

@@ -106,7 +106,7 @@ fn unchanged_or_start(
         set(e, "tokens", t.total_tokens());
     })?;
     if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, &Reduction::unchanged(t), started).map(Some);
+        return finish_plain(call, reading, t, &Reduction::unchanged(t), started).map(Some);
     }
     Ok(None)
 }

@@ -12,7 +12,7 @@ use super::js::{
     call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
     summary_text, wrap_summary, Outcome, Reading,
 };
-use crate::config::{OnSummarizerError, SummaryRole};
+use crate::config::{OnOverBudget, OnSummarizerError, SummaryRole};
 use crate::error::{ErrorCode, ReduceError};
 use crate::strategies::{summarize, Reduction};
 use crate::transcript::Transcript;
@@ -228,13 +228,20 @@ pub async fn reduce_with_summarizer(
     })?;
     hand_orphans_of(reading, t);
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
+        SummaryStep::Done(r) => return finish_plain(call, reading, t, &r, started),
         SummaryStep::Summarize(plan) => plan,
     };
+    // What must stay leaves no room for a summary beside it: the target is missed anyway,
+    // and a summary of what may go still saves tokens (`overBudget`); unless the config asks
+    // for an error, or a summary would save nothing: then what truncate does.
+    let mut plan = plan;
+    let squeezed = plan.limit - wrapping - 1.0 < 1.0;
+    if squeezed && config.on_over_budget != OnOverBudget::Error && plan.over_budget_limit > 0.0 {
+        plan.limit = plan.over_budget_limit;
+        plan.target_tokens = plan.limit;
+    }
     if plan.limit < 0.0 {
-        // What must stay misses the token target by itself, and no summary can help: what
-        // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
-        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
+        return finish_plain(call, reading, t, &crate::fallback(t, config)?, started);
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -269,21 +276,27 @@ pub async fn reduce_with_summarizer(
                 }
                 _ => {
                     let r = summarize::apply(t, &plan, tokens, config)?;
+                    let writings = Writings {
+                        written: Array::of1(&summary),
+                        summary: summary.clone(),
+                        ..Writings::none()
+                    };
+                    let noted = super::trace::write_note(call, reading, t, &r, &writings)?;
+                    let r = noted.unwrap_or(r);
                     let events = core_events(&r);
                     // The summary's event (the first: one for orphans may follow).
                     let e: Object = events.get(0).unchecked_into();
                     set(&e, "kind", "history");
                     set(&e, "summaryTokens", tokens);
+                    if squeezed && r.over_budget {
+                        // (What must stay missed the target by itself: summarized all the same.)
+                        set(&e, "overBudget", true);
+                    }
                     // (Not its duration: the result is the same for the same input, SPEC §9.10;
                     // `onEvent`'s `summarizeEnd` tells it.)
                     if !answer.usage.is_undefined() {
                         set(&e, "usage", answer.usage.clone());
                     }
-                    let writings = Writings {
-                        written: Array::of1(&summary),
-                        summary,
-                        ..Writings::none()
-                    };
                     return finish(call, reading, &r, writings, events, started);
                 }
             }
@@ -305,10 +318,13 @@ pub async fn reduce_with_summarizer(
 pub fn finish_plain(
     call: &Call,
     reading: &Reading,
+    t: &Transcript,
     r: &Reduction,
     started: f64,
 ) -> Result<JsValue, JsValue> {
-    finish(call, reading, r, Writings::none(), core_events(r), started)
+    let (noted, writings) = super::trace::note_or_none(call, reading, t, r)?;
+    let r = noted.as_ref().unwrap_or(r);
+    finish(call, reading, r, writings, core_events(r), started)
 }
 
 /// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so

@@ -255,7 +255,8 @@ export interface ReduceConfig<M = Message> {
 export interface CompressionEvent {
   /** The step: `"truncate"`, `"priority"`, … `"orphans"`: messages that carried tool results
    * whose call is not in the input, or calls that no result answers before the latest turn
-   * (dropped, or output without them). */
+   * (dropped, or output without them); `"currentTurn"`: the current turn's oldest tool
+   * steps, replaced by one note that names their calls (their originals in `offloaded`). */
   type: string;
   /** Input messages the step removed or rewrote (0 for a `"summarizeFailed"` entry: a step
    * that changed nothing, its `tokensBefore` and `tokensAfter` the same). */
@@ -319,7 +320,7 @@ export interface MessageAnalysis {
   /** Whether no reduction may remove it. */
   protected: boolean;
   /** Why it is protected. */
-  protectedBy?: "system" | "summary" | "keepLast" | "latestUserInput" | "startOnUser" | "keepRecentPairs";
+  protectedBy?: "system" | "summary" | "keepLast" | "latestUserInput" | "startOnUser" | "keepRecentPairs" | "currentTurn";
   summary: boolean;
   /** A real user input (not only tool results). */
   realUser: boolean;

@@ -146,7 +146,9 @@ function completeLater(reading, result, known, events) {
     });
   };
   lazy(result, "tokensBefore", known);
-  for (const e of events) if (typeof e.tokensBefore === "number") lazy(e, "tokensBefore", e.tokensBefore);
+  // (The steps that start from the input; a later one, the current turn's note after a
+  // truncation, starts from what that left, every message of it counted.)
+  for (const e of events) if (e.tokensBefore === known) lazy(e, "tokensBefore", e.tokensBefore);
   // (The orphans' step ends on the whole input without them: every orphan was counted.)
   for (const e of events) if (e.type === "orphans") lazy(e, "tokensAfter", e.tokensAfter);
 }
