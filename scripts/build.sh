@@ -15,15 +15,14 @@
 # --merge-similar-functions (before -Oz; not part of it) folds functions that differ only in
 # constants into one: −104 bytes gzipped, no change measured by bench/ab.mjs (0.988).
 #
-# The boundary's JavaScript reaches dist/snippets/ as one module, src/wasm/generated/boundary.js
-# (written by build.rs from src/wasm/js/). scripts/guard.mjs has the web glue's exports
-# throw a clear error when called before init() (one check of a module variable each),
-# scripts/eager.mjs has V8 compile the JavaScript that every call runs (the glue, most of
-# boundary.js) when the module is imported rather than on the first call (see its header), and
-# scripts/short-imports.mjs gives the .wasm's imports short names in the .wasm and the glue
-# (wasm-bindgen's carry 16 hex digits each: −2.4 KB gzipped). scripts/generics.mjs declares
-# the message type parameter `<M extends object = Message>` that the wasm-bindgen attributes
-# of src/wasm/*.rs use (the caller's own message type in, the same type out; see its header).
+# The boundary's JavaScript reaches dist/snippets/ as one module, src/wasm/generated/boundary.js,
+# written by build.rs from src/wasm/js/ (the modules marked `// @eager` in the form V8 compiles
+# at import). scripts/postbuild.mjs then changes, on the TypeScript compiler's syntax trees and
+# by the kind of each node (no list of names), what wasm-bindgen writes and none of its
+# attributes reaches: the web glue's exports throw a clear error when called before init(),
+# its functions compile at import, the .wasm's imports get short names (in the .wasm and the
+# glue), and the .d.ts declares the message type parameter `<M extends object = Message>`
+# that the attributes of src/wasm/*.rs use. It fails the build on a shape it does not expect.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -42,10 +41,7 @@ node_modules/.bin/wasm-opt --merge-similar-functions -Oz --converge --one-caller
   --enable-mutable-globals --enable-multivalue --enable-reference-types --enable-simd \
   "$wasm" -o "$wasm"
 cp -R pkg-template/. "$out/"
-node scripts/guard.mjs "$out"
-node scripts/eager.mjs "$out"
-node scripts/short-imports.mjs "$out"
-node scripts/generics.mjs "$out"
+node scripts/postbuild.mjs "$out"
 cp src/wasm/boundary.d.ts "$out/dist/boundary.d.ts"
 raw=$(wc -c <"$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

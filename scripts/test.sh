@@ -122,14 +122,16 @@ package() {
   (cd pkg && npm pack --silent --pack-destination ../build) >/dev/null
   tarball=$(ls build/chat-history-reducer-*.tgz)
   step "a scratch project installs $tarball and imports it"
-  cp js-tests/*.mjs scripts/eager.mjs scripts/short-imports.mjs README.md build/consumer/
+  cp js-tests/*.mjs scripts/postbuild.mjs README.md build/consumer/
   cat > build/consumer/package.json <<JSON
 { "name": "consumer", "private": true, "type": "module" }
 JSON
   (cd build/consumer && npm install --no-audit --no-fund --loglevel=error "../$(basename "$tarball")" >/dev/null)
-  # The peers the tests build messages with (real LangChain.js classes), from the dev tree.
+  # The peers the tests build messages with (real LangChain.js classes), and the parser that
+  # postbuild.mjs (tested beside the package) uses, from the dev tree.
   mkdir -p build/consumer/node_modules/@langchain
   ln -sfn "$PWD/node_modules/@langchain/core" build/consumer/node_modules/@langchain/core
+  ln -sfn "$PWD/node_modules/typescript" build/consumer/node_modules/typescript
   (cd build/consumer && node --test --test-reporter=spec *.test.mjs) 2>&1 | tee "$logs/package.log"
   count_node "$logs/package.log" "package tests"
 }

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // What all of the boundary's JavaScript uses: the error it throws, the role codes and flags
 // it shares with the core, and small helpers (own keys, values in words, JSON text).
 

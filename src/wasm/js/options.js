@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // Reading the config's options for the core: all of them in one pass, each by its kind.
 
 import { MAX_MESSAGES, ReduceError, reason } from "./common.js";

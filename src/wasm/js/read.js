@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // Reading a call's messages (`readMessages`): each message once, by its format's reader,
 // taking over what an earlier call read of the same objects (reuse.js); the counts the
 // caller gives, and the checks of the message list.

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // What one call read of the user's message objects (`Reading`): the typed arrays the core
 // takes, the links of tool calls, the texts the estimator asks for, and what the next call
 // may take over (read.js makes a reading, reuse.js keeps it between calls).

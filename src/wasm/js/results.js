@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // What a reduction hands back: its result (`buildResult`, with the orphan results a kept
 // message loses), `analyze`'s analysis, and events for `onEvent`.
 

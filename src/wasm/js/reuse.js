@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // Readings kept between calls.
 //
 // A chat calls the reducer on every turn with the same message objects and a few new

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The texts the estimator asks for: kept in chunks, and written into wasm memory as UTF-8
 // or (in Node) UTF-16.
 

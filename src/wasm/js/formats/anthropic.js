@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The anthropic format: Messages API messages, `tool_use` blocks and the `tool_result`
 // blocks of the next user message. (What every reader has: the head of content.js.)
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // What the formats' readers share: the part types that tell formats apart, payloads and
 // media, the notes a reduction writes, a message's opening text.
 

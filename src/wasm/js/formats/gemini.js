@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The gemini format: Content turns, `functionCall` parts and the `functionResponse` parts of
 // the turns after them. (What every reader has: the head of content.js.)
 

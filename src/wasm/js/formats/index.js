@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The formats by name (`READERS`, in the order auto-detection prefers) and by the core's
 // numbers (`FORMAT_NAMES`), auto-detection, and a message's content field in each format.
 
@@ -39,12 +40,13 @@ export const READERS = {
 export const FORMATS = Object.keys(READERS);
 
 // How a kept reading checks that a message is unchanged (`sameRun`): the format's own
-// `same`, else its `stamp` compared by `sameWith`.
-for (const name of FORMATS) READERS[name].same ??= sameByStamp(READERS[name].stamp);
-
+// `same`, else its `stamp` compared by `sameWith`. (Defined above the loop that calls it:
+// build.rs writes this module's functions as constants, which are not hoisted.)
 function sameByStamp(stamp) {
   return (m, s, k) => stamp(m, s, k, sameWith);
 }
+
+for (const name of FORMATS) READERS[name].same ??= sameByStamp(READERS[name].stamp);
 
 const LOOKS = FORMATS.map((name) => READERS[name].looks);
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The langchain format: LangChain.js message instances, their plain and `toDict()` forms,
 // `tool_calls` and tool messages. (What every reader has: the head of content.js.)
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The openai format: Chat Completions messages, `tool_calls` and tool messages (and the
 // legacy `function_call`). (What every reader has: the head of content.js.)
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The openai-responses format: Responses API items, `function_call` and
 // `function_call_output` items. (What every reader has: the head of content.js.)
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // Stamps: the fields of each message that its reading depends on, which the next call
 // compares by identity to take that reading over.
 

@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The vercel-ui format: AI SDK UIMessages, whose tool parts hold call and result together.
 // (What every reader has: the head of content.js.)
 

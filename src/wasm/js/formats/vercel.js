@@ -1,3 +1,4 @@
+// @eager: every call runs this module, so it is compiled at import (see build.rs).
 // The vercel format: AI SDK ModelMessages, `tool-call` parts and tool messages'
 // `tool-result` parts. (What every reader has: the head of content.js.)
 
