@@ -12,6 +12,7 @@ use super::js::{
     call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
     summary_text, wrap_summary, Outcome, Reading,
 };
+use super::Finished;
 use crate::config::{OnSummarizerError, SummaryRole};
 use crate::error::{ErrorCode, ReduceError};
 use crate::strategies::{summarize, Reduction};
@@ -218,7 +219,7 @@ pub async fn reduce_with_summarizer(
     t: &Transcript,
     reading: &Reading,
     wrapping: f64,
-) -> Result<JsValue, JsValue> {
+) -> Result<Finished, JsValue> {
     let config = &call.config;
     let started = now();
     report(call, "reduceStart", |e| {
@@ -228,13 +229,13 @@ pub async fn reduce_with_summarizer(
     })?;
     hand_orphans_of(reading, t);
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_plain(call, reading, &r, started),
+        SummaryStep::Done(r) => return finish_plain(call, reading, r, started),
         SummaryStep::Summarize(plan) => plan,
     };
     if plan.limit < 0.0 {
         // What must stay misses the token target by itself, and no summary can help: what
         // truncate does (`overBudget`, or `BUDGET_UNREACHABLE`, which says why).
-        return finish_plain(call, reading, &crate::fallback(t, config)?, started);
+        return finish_plain(call, reading, crate::fallback(t, config)?, started);
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -284,7 +285,7 @@ pub async fn reduce_with_summarizer(
                         summary,
                         ..Writings::none()
                     };
-                    return finish(call, reading, &r, writings, events, started);
+                    return finish(call, reading, r, writings, events, started);
                 }
             }
         }
@@ -298,17 +299,18 @@ pub async fn reduce_with_summarizer(
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish(call, reading, &r, Writings::none(), events, started)
+    finish(call, reading, r, Writings::none(), events, started)
 }
 
 /// [`finish`] for a reduction that wrote nothing.
 pub fn finish_plain(
     call: &Call,
     reading: &Reading,
-    r: &Reduction,
+    r: Reduction,
     started: f64,
-) -> Result<JsValue, JsValue> {
-    finish(call, reading, r, Writings::none(), core_events(r), started)
+) -> Result<Finished, JsValue> {
+    let events = core_events(&r);
+    finish(call, reading, r, Writings::none(), events, started)
 }
 
 /// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so
@@ -335,11 +337,11 @@ pub fn ended_with(call: &Call, t: &Transcript, started: f64, error: JsValue) -> 
 pub fn finish(
     call: &Call,
     reading: &Reading,
-    r: &Reduction,
+    r: Reduction,
     writings: Writings,
     events: Array,
     started: f64,
-) -> Result<JsValue, JsValue> {
+) -> Result<Finished, JsValue> {
     call.callbacks.ended.set(true);
     report(call, "reduceEnd", |e| {
         set(e, "reduced", r.reduced);
@@ -348,11 +350,11 @@ pub fn finish(
         set(e, "overBudget", r.over_budget);
         set(e, "durationMs", now() - started);
     })?;
-    Ok(encode_result(
+    let indices = Indices::of(&r);
+    let result = encode_result(reading, &r, &indices, &writings, &events);
+    Ok(Finished::new(
+        result,
+        std::rc::Rc::new((r, indices)),
         reading,
-        r,
-        &Indices::of(r),
-        &writings,
-        &events,
     ))
 }
