@@ -584,3 +584,54 @@ test("after fromJSON, a working message that is one of original is the same obje
   const { origins, ...older } = state;
   assert.equal(ChatHistory.fromJSON(older, config).messages.length, 6);
 });
+
+test("a state written by an earlier package loads as it was: literal states of versions 2 and 1", async () => {
+  // Written as toJSON() wrote them before ChatHistory's decisions moved into the core: a
+  // state kept in localStorage or a KV store must load in every later version.
+  const v2 = {
+    kind: "chat-history-reducer/ChatHistory",
+    version: 2,
+    messages: [
+      { role: "system", content: "You help with gardening." },
+      { role: "user", content: "[offloaded ctx_0123456789abcdef] Turn 0: how do I care…" },
+      { role: "user", content: "Turn 1: and the roses?" },
+      { role: "assistant", content: "Water them weekly." },
+    ],
+    original: [
+      { role: "system", content: "You help with gardening." },
+      { role: "user", content: "Turn 0: how do I care for plant number 0?" },
+      { role: "user", content: "Turn 1: and the roses?" },
+      { role: "assistant", content: "Water them weekly." },
+    ],
+    origins: [0, -1, 2, 3],
+    counts: [7, null, 12, 6],
+    events: [{ type: "offload", messages: 1, tokensBefore: 60, tokensAfter: 41 }],
+    offloaded: { ctx_0123456789abcdef: [1] },
+    stats: { reductions: 1, summarizerCalls: 0, tokensSaved: 19, overBudget: false },
+    promptLength: 3,
+    pendingOutputTokens: null,
+    calibration: 1.25,
+  };
+  const config = { maxTokens: 1000 };
+  const h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(v2)), config);
+  assert.equal(JSON.stringify(h.toJSON()), JSON.stringify(v2), "written back as it was read");
+  assert.deepEqual(h.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+  assert.equal(h.reload("ctx_0123456789abcdef")[0], h.original[1]);
+  assert.equal(h.messages[0], h.original[0]);
+  assert.deepEqual(h.events, v2.events);
+  // The last prompt was its first 3 messages: recordUsage spreads inputTokens over them.
+  h.recordUsage({ inputTokens: 30 });
+  assert.equal(h.toJSON().counts.slice(0, 3).reduce((a, b) => a + b, 0), 30);
+
+  // Version 1 wrote every offloaded original out, and no origins: the originals are found
+  // in `original` by their JSON, and version 2 is written back.
+  const { origins: _, ...rest } = v2;
+  const v1 = { ...rest, version: 1, offloaded: { ctx_0123456789abcdef: [{ role: "user", content: "Turn 0: how do I care for plant number 0?" }] } };
+  const h1 = ChatHistory.fromJSON(JSON.parse(JSON.stringify(v1)), config);
+  const back = h1.toJSON();
+  assert.equal(back.version, 2);
+  assert.deepEqual(back.offloaded, { ctx_0123456789abcdef: [1] });
+  assert.deepEqual(back.counts, v2.counts);
+  assert.equal(h1.reload("ctx_0123456789abcdef")[0], h1.original[1]);
+  assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+});

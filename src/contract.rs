@@ -46,6 +46,12 @@ impl Js for f64 {
     }
 }
 
+impl Js for &str {
+    fn js(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
 impl<const N: usize> Js for [&str; N] {
     fn js(&self) -> String {
         let quoted: Vec<String> = self.iter().map(|s| format!("{s:?}")).collect();
@@ -142,4 +148,8 @@ contract! {
     /// The largest token count taken from `tokenCounts`, `countTokens`, `recordUsage` or a
     /// saved state (`Number.MAX_SAFE_INTEGER`): a sum of any number of them stays finite.
     MAX_COUNT: f64 = 9_007_199_254_740_991.0;
+
+    /// The `kind` and `version` of `ChatHistory.toJSON()`'s state (`history/state.rs`).
+    STATE_KIND: &str = "chat-history-reducer/ChatHistory";
+    STATE_VERSION: u8 = 2;
 }

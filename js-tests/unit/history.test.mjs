@@ -1,10 +1,11 @@
 // `ChatHistory`'s helpers (src/wasm/js/history.js) that need no wasm: the check of pushed
 // messages (one format, each readable: SPEC §2, §10), `recordUsage`'s counts, the state of
-// `toJSON`/`fromJSON` (SPEC §7), `reload(id)` and where the model's reply starts.
+// `toJSON`/`fromJSON` (SPEC §7) that is about objects, `reload(id)`, where the model's reply
+// starts, and the config of one prepare().
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ALL_FORMATS, FORMATS } from "../../src/wasm/js/formats/index.js";
-import { checkMessages, readState, reloaded, replyOf, usageCounts, writeState } from "../../src/wasm/js/history.js";
+import { checkMessages, historyConfig, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
 import { reduceError } from "./helpers.mjs";
 
 /** How history.rs passes "auto": every bit set. */
@@ -47,29 +48,44 @@ test("usageCounts: [inputTokens, outputTokens], undefined where left out; anythi
 
 test("writeState / readState: a versioned plain-JSON state that reads back, shared messages as one object", () => {
   const a = { role: "user", content: "a" }, b = { role: "assistant", content: "b" }, s = { role: "user", content: "s" };
-  const state = writeState([s, b], [a, b], [1, 2], [], {}, [1, 0, 5, 0], 2, undefined, 1.1);
+  const state = writeState([s, b], [a, b], new Float64Array([1, NaN]), [], {}, [1, 0, 5, 0], 2, undefined, 1.1);
   assert.equal(state.kind, "chat-history-reducer/ChatHistory");
   assert.equal(state.version, 2);
   assert.deepEqual(state.origins, [-1, 1]);
+  assert.deepEqual(state.counts, [1, null]);
   assert.deepEqual(state.stats, { reductions: 1, summarizerCalls: 0, tokensSaved: 5, overBudget: false });
+  assert.deepEqual([state.promptLength, state.pendingOutputTokens, state.calibration], [2, null, 1.1]);
 
-  const [messages, original, counts, events, offloaded, reductions, summarizerCalls, tokensSaved, promptLength, pending, calibration, overBudget] =
-    readState(JSON.parse(JSON.stringify(state)));
+  const written = JSON.parse(JSON.stringify(state));
+  assert.deepEqual(stateHeader(written), ["chat-history-reducer/ChatHistory", 2]);
+  const numbers = new Float64Array(8);
+  const parts = readState(written, 2, numbers);
+  const [messages, original, events, offloaded] = parts;
   assert.deepEqual(messages, [s, b]);
   assert.deepEqual(original, [a, b]);
   assert.equal(messages[1], original[1]); // one object again, as toJSON had it
-  assert.deepEqual(counts, [1, 2]);
+  assert.deepEqual([...savedCounts(parts)], [1, NaN]);
   assert.deepEqual(events, []);
   assert.deepEqual(offloaded, {});
-  assert.deepEqual([reductions, summarizerCalls, tokensSaved, promptLength, pending, calibration, overBudget], [1, 0, 5, 2, undefined, 1.1, false]);
+  // reductions, summarizerCalls, tokensSaved, overBudget, promptLength, pending, calibration, counts given
+  assert.deepEqual([...numbers], [1, 0, 5, 0, 2, NaN, 1.1, 1]);
 });
 
-test("readState refuses a state toJSON did not write: INVALID_CONFIG field state", () => {
-  for (const bad of [null, { kind: "x" }, { kind: "chat-history-reducer/ChatHistory", version: 9 }, { kind: "chat-history-reducer/ChatHistory", version: 2, messages: "no" }]) {
-    const e = reduceError(() => readState(bad));
+test("readState: messages that are not an array are INVALID_CONFIG field state; other parts that cannot be read are left out", () => {
+  for (const bad of [{ messages: "no", original: [] }, { messages: [], original: null }]) {
+    const e = reduceError(() => readState(bad, 2, new Float64Array(8)));
     assert.equal(e.code, "INVALID_CONFIG");
     assert.equal(e.field, "state");
   }
+  const odd = { messages: [], original: [], counts: ["7", 3], get events() { throw new Error("no"); }, stats: 5, calibration: "2" };
+  const numbers = new Float64Array(8);
+  const parts = readState(odd, 2, numbers);
+  assert.deepEqual([...savedCounts(parts)], [NaN, 3]);
+  assert.equal(parts[2], undefined);
+  assert.equal(parts[3], undefined);
+  assert.deepEqual([...numbers], [NaN, NaN, NaN, 0, NaN, NaN, NaN, 1]);
+  assert.deepEqual(stateHeader(null), [undefined, undefined]);
+  assert.deepEqual(stateHeader({ get kind() { throw new Error("no"); }, version: 1 }), [undefined, 1]);
 });
 
 test("reloaded: a copy of the offloaded originals for an own string id, else undefined", () => {
@@ -90,4 +106,20 @@ test("replyOf: the first message the model wrote; null when it holds tool result
   const reasoning = { type: "reasoning", summary: [] }, call = { type: "function_call", call_id: "c", name: "f", arguments: "{}" };
   assert.equal(replyOf([reasoning, call]), call);
   assert.equal(replyOf([{ role: "assistant", content: [{ type: "tool-result", toolCallId: "x", output: {} }] }]), null);
+});
+
+test("historyConfig: the app's config with the history's counts and calibration, and a summarizer that counts its calls", async () => {
+  const config = { maxTokens: 100, summarizer: async () => "s" };
+  const calls = new Uint32Array(1);
+  const view = historyConfig(config, new Float64Array([3, NaN]), 1.2, calls, { signal: "mine" });
+  assert.equal(view.maxTokens, 100);
+  assert.deepEqual(view.tokenCounts, [3, null]);
+  assert.equal(view.calibration, 1.2);
+  assert.equal(view.signal, "mine");
+  await view.summarizer({});
+  await view.summarizer({});
+  assert.equal(calls[0], 2);
+  // No counts recorded: no tokenCounts.
+  assert.equal("tokenCounts" in historyConfig(config, new Float64Array(0), undefined, calls, undefined), false);
+  assert.equal(calls[0], 0);
 });

@@ -1,45 +1,32 @@
-//! `ChatHistory` (SPEC §7): a conversation that stays reduced. The working history is
-//! reduced in place, so a summary is computed once and reused until a trigger fires again;
-//! `original` keeps everything ever pushed; provider usage becomes exact counts.
+//! `ChatHistory` (SPEC §7) at the boundary: the holder of what is JavaScript — the working
+//! and original messages (arrays), the config, the events and the offloaded originals. What
+//! to do with them is the core's (`crate::history::History`): each method asks it, then
+//! applies the answer to the arrays.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Map, Object, Reflect};
+use js_sys::{Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::decode::{decode_config, decode_messages, set, Call};
+use super::decode::{decode_config, decode_messages, set};
+use super::js::{self as boundary, ReduceResult};
 use super::reduce_value;
-use crate::calibration::update;
 use crate::formats::FormatChoice;
-use crate::history::{spread, Stats};
+use crate::history::{History, Reply, SavedStats, State, VERSION};
 
-struct State {
+struct Held {
     config: JsValue,
     /// The working history and every message ever pushed: JavaScript arrays, one reference
     /// each however long (a message held in Rust takes a slot of the module's reference
     /// table, and histories that held millions of them in all ran it out: a trap, for good).
     messages: Array,
     original: Array,
-    /// Exact token counts by message object (from `recordUsage`).
-    counts: Map,
-    events: Vec<JsValue>,
+    events: Array,
     offloaded: Object,
-    stats: Stats,
-    /// How many leading messages the last prompt (the last `prepare()`) had.
-    prompt_len: Option<u32>,
-    /// `outputTokens` waiting for the reply to be pushed (until the next `prepare()`).
-    pending_output: Option<f64>,
-    /// The correction factor learned from `recordUsage` (see `calibration.rs`).
-    calibration: Option<f64>,
-    /// The formats every message pushed fits (`checkMessages`), so that `push` refuses one
-    /// of another format at once; 0 under a named `config.format`.
-    formats: u32,
-    /// Whether the last `prepare()` missed a target because of protected messages.
-    over_budget: bool,
-    /// Bumped by every applied reduction, so a stale `prepare()` does not apply.
-    generation: u32,
+    /// The decisions: one entry per message of `messages`, kept in step with it.
+    history: History,
     /// The latest `prepare()`: the next one starts when it has settled, on the history it
     /// left (two at once would call the summarizer twice for the same messages).
     preparing: Option<js_sys::Promise>,
@@ -59,15 +46,25 @@ struct State {
 /// ```
 #[wasm_bindgen]
 pub struct ChatHistory {
-    state: Rc<RefCell<State>>,
+    state: Rc<RefCell<Held>>,
 }
 
-fn array(values: &[JsValue]) -> Array {
-    values.iter().collect()
+/// Counts as the boundary's JavaScript takes them: NaN for none.
+fn nan_for_none(counts: &[Option<f64>]) -> Vec<f64> {
+    counts.iter().map(|c| c.unwrap_or(f64::NAN)).collect()
 }
 
-fn get(target: &JsValue, key: &str) -> JsValue {
-    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+/// Where the model's reply is among `values` (`replyOf`, js/history.js).
+fn reply_in(values: &Array) -> Reply {
+    let reply = boundary::reply_of(values);
+    if reply.is_undefined() {
+        Reply::None
+    } else if reply.is_object() {
+        // (The first message that is the reply object is the reply: the one found.)
+        usize::try_from(values.index_of(&reply, 0)).map_or(Reply::Uncountable, Reply::At)
+    } else {
+        Reply::Uncountable
+    }
 }
 
 impl ChatHistory {
@@ -84,55 +81,20 @@ impl ChatHistory {
         };
         // (Checked before they are held: an array of holes or of non-messages is an error,
         // not millions of references taken.)
-        let formats = super::js::check_messages(&list, 0, by, all)?;
+        let formats = boundary::check_messages(&list, 0, by, all)?;
         Ok(ChatHistory {
-            state: Rc::new(RefCell::new(State {
+            state: Rc::new(RefCell::new(Held {
                 config,
                 // (`list` is the history's own copy: `startingMessages` or `readState` made it.)
                 original: Array::from(&list),
+                history: History::new(list.length() as usize, formats),
                 messages: list,
-                counts: Map::new(),
-                events: Vec::new(),
+                events: Array::new(),
                 offloaded: Object::new(),
-                stats: Stats::default(),
-                prompt_len: None,
-                pending_output: None,
-                calibration: None,
-                formats,
-                over_budget: false,
-                generation: 0,
                 preparing: None,
             })),
         })
     }
-}
-
-/// The recorded count of each working message, or `null`: `tokenCounts` and `toJSON`.
-fn counts_array(state: &State) -> Array {
-    state
-        .messages
-        .iter()
-        .map(|m| {
-            let c = state.counts.get(&m);
-            if c.as_f64().is_some() {
-                c
-            } else {
-                JsValue::NULL
-            }
-        })
-        .collect()
-}
-
-/// What the config of one `prepare()` is made of (by `historyConfig`, js/history.js): the
-/// user's, with the exact counts and the calibration learned so far (and a summarizer that
-/// counts its calls).
-fn prepare_config(state: &State) -> (JsValue, JsValue, Option<f64>) {
-    let counts = if state.counts.size() > 0 {
-        counts_array(state).into()
-    } else {
-        JsValue::UNDEFINED
-    };
-    (state.config.clone(), counts, state.calibration)
 }
 
 #[wasm_bindgen]
@@ -147,7 +109,7 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "readonly M[]")] messages: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        let messages = super::js::starting_messages(&messages)?;
+        let messages = boundary::starting_messages(&messages)?;
         ChatHistory::with_state(config, messages, "new ChatHistory")
     }
 
@@ -164,26 +126,24 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "M[]")] messages: Vec<JsValue>,
     ) -> Result<(), JsValue> {
         // (The state is not held while the messages are read: a getter may call this history.)
-        let (len, formats, pending) = {
+        let (len, formats, awaits_reply) = {
             let s = self.state.borrow();
-            (s.messages.length(), s.formats, s.pending_output)
+            (
+                s.messages.length(),
+                s.history.formats(),
+                s.history.awaits_reply(),
+            )
         };
-        let list = array(&messages);
+        let list: Array = messages.iter().collect();
         // (Nothing is appended unless all are messages of the history's format.)
-        let formats = super::js::check_messages(&list, len, "ChatHistory.push", formats)?;
-        let reply = match pending {
-            Some(_) => super::js::reply_of(&list),
-            None => JsValue::UNDEFINED,
+        let formats = boundary::check_messages(&list, len, "ChatHistory.push", formats)?;
+        let reply = if awaits_reply {
+            reply_in(&list)
+        } else {
+            Reply::None
         };
         let mut s = self.state.borrow_mut();
-        s.formats &= formats;
-        // (A reply that holds more than the model wrote, null, takes no count.)
-        if let (Some(output), false) = (s.pending_output, reply.is_undefined()) {
-            if reply.is_object() {
-                s.counts.set(&reply, &JsValue::from(output));
-            }
-            s.pending_output = None;
-        }
+        s.history.push(messages.len(), formats, reply);
         for m in &messages {
             s.messages.push(m);
             s.original.push(m);
@@ -218,7 +178,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(getter, unchecked_return_type = "CompressionEvent[]")]
     pub fn events(&self) -> Array {
-        array(&self.state.borrow().events)
+        Array::from(&self.state.borrow().events)
     }
 
     /// Reduces the working history if a trigger fires, applies the reduction in place, and
@@ -244,44 +204,49 @@ impl ChatHistory {
                 // (Its outcome is its caller's.)
                 let _ = JsFuture::from(before).await;
             }
-            let calls = Object::new();
-            let (messages, (config, counts, calibration), generation, len) = {
+            let calls = Uint32Array::new_with_length(1);
+            let (messages, config, counts, calibration, started) = {
                 let s = state.borrow();
+                let h = &s.history;
+                let counts = h.token_counts().map_or_else(Vec::new, nan_for_none);
+                let messages = Array::from(&s.messages);
                 (
-                    Array::from(&s.messages),
-                    prepare_config(&s),
-                    s.generation,
-                    s.messages.length(),
+                    messages,
+                    s.config.clone(),
+                    counts,
+                    h.calibration(),
+                    h.prepare(),
                 )
             };
             // (Reads the caller's config: not while the state is held.)
-            let config = super::js::history_config(&config, &counts, calibration, &calls, &options);
-            let result = reduce_value(messages.into(), config).await;
-            let mut s = state.borrow_mut();
+            let config = boundary::history_config(&config, &counts, calibration, &calls, &options);
+            let finished = reduce_value(messages.into(), config).await;
             // Every call of the summarizer counts, whatever came of it (a rejection under
             // `onSummarizerError: "throw"`, a reduction that no longer applies).
-            s.stats.summarizer_calls += get(&calls, "n").as_f64().unwrap_or(0.0) as u32;
-            s.over_budget = false;
-            let result = result?;
-            s.over_budget = get(&result, "overBudget").as_bool() == Some(true);
-            if s.generation == generation && get(&result, "reduced").as_bool() == Some(true) {
-                let reduced = Array::from(&get(&result, "messages"));
-                // Messages pushed while the summarizer ran stay, after the reduced history.
-                for i in len..s.messages.length() {
+            let calls = calls.get_index(0);
+            let finished = match finished {
+                Ok(finished) => finished,
+                Err(e) => {
+                    state.borrow_mut().history.prepare_failed(calls);
+                    return Err(e);
+                }
+            };
+            let tokens_before = finished.tokens_before();
+            let mut s = state.borrow_mut();
+            let r = &finished.reduction.0;
+            if let Some(n) = s.history.prepared(started, calls, r, tokens_before) {
+                // The reduced history, then the messages pushed while the summarizer ran.
+                let result: &ReduceResult = finished.result.unchecked_ref();
+                let reduced = Array::from(&result.messages());
+                for i in n as u32..s.messages.length() {
                     reduced.push(&s.messages.get(i));
                 }
                 s.messages = reduced;
-                s.generation += 1;
-                let events = Array::from(&get(&result, "events"));
-                let before = get(&result, "tokensBefore").as_f64().unwrap_or(0.0);
-                let after = get(&result, "tokensAfter").as_f64().unwrap_or(0.0);
-                s.stats.record(before, after);
-                s.events.extend(events.iter());
-                Object::assign(&s.offloaded, &Object::from(get(&result, "offloaded")));
+                for e in result.events().iter() {
+                    s.events.push(&e);
+                }
+                Object::assign(&s.offloaded, &result.offloaded());
             }
-            s.prompt_len = Some(s.messages.length());
-            // (A reply's count that waited for a reply never pushed is not this prompt's.)
-            s.pending_output = None;
             Ok(Array::from(&s.messages).into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
@@ -302,43 +267,38 @@ impl ChatHistory {
         usage: JsValue,
     ) -> Result<(), JsValue> {
         // (Checked in JavaScript: `INVALID_CONFIG`, field `usage`, for a count out of bounds.)
-        let counts = super::js::usage_counts(&usage)?;
+        let counts = boundary::usage_counts(&usage)?;
         let (input, output) = (counts.get(0).as_f64(), counts.get(1).as_f64());
         // (The state is not held while messages are read or counted: the caller's code, a
         // getter or countTokens, may call this history.)
-        let (config, messages, prompt_len, counts) = {
+        let (config, messages, prompt, reply_from) = {
             let s = self.state.borrow();
-            let m = s.messages.clone();
-            (s.config.clone(), m, s.prompt_len, s.counts.clone())
+            let h = &s.history;
+            (
+                s.config.clone(),
+                s.messages.clone(),
+                h.prompt(),
+                h.reply_from(),
+            )
         };
-        if let (Some(input), Some(len)) = (input, prompt_len) {
-            let prompt: Vec<JsValue> = (0..len.min(messages.length()))
-                .map(|i| messages.get(i))
-                .collect();
-            let mut call: Call = decode_config(&config, true)?;
+        if let (Some(input), Some(len)) = (input, prompt) {
+            // The prompt's estimates without calibration or counts: what the provider counted.
+            let mut call = decode_config(&config, true)?;
             call.callbacks.token_counts = JsValue::UNDEFINED;
             call.config.calibration = 1.0;
-            let (t, _) = decode_messages(&array(&prompt), &call)?;
+            let (t, _) = decode_messages(&messages.slice(0, len as u32), &call)?;
             let estimates: Vec<f64> = t.messages.iter().map(|m| m.tokens).collect();
-            for (m, c) in prompt.iter().zip(spread(&estimates, input)) {
-                counts.set(m, &JsValue::from(c));
-            }
-            // Later estimates follow this model's tokenizer.
             let mut s = self.state.borrow_mut();
-            s.calibration = Some(update(s.calibration, t.total_tokens(), input));
+            s.history.record_input(&estimates, t.total_tokens(), input);
         }
         if let Some(output) = output {
-            // The reply is the model's first message after the prompt (not one the user
-            // pushed meanwhile): now, or when it is pushed.
-            let after = Array::new();
-            for i in prompt_len.unwrap_or(u32::MAX)..messages.length() {
-                after.push(&messages.get(i));
-            }
-            let reply = super::js::reply_of(&after);
-            if reply.is_object() {
-                counts.set(&reply, &JsValue::from(output));
-            }
-            self.state.borrow_mut().pending_output = reply.is_undefined().then_some(output);
+            let reply = match reply_from {
+                Some(from) => reply_in(&messages.slice(from as u32, messages.length())),
+                None => Reply::None,
+            };
+            let mut s = self.state.borrow_mut();
+            s.history
+                .record_output(output, reply_from.unwrap_or(0), reply);
         }
         Ok(())
     }
@@ -353,7 +313,7 @@ impl ChatHistory {
     /// ```
     #[wasm_bindgen(unchecked_return_type = "M[] | undefined")]
     pub fn reload(&self, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -> JsValue {
-        super::js::reloaded(&self.state.borrow().offloaded, &id)
+        boundary::reloaded(&self.state.borrow().offloaded, &id)
     }
 
     /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio, overBudget }`: every
@@ -369,27 +329,26 @@ impl ChatHistory {
     )]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         // (Counted without holding the state: countTokens may call this history.)
-        let (config, messages, original, stats) = {
+        let (config, messages, original) = {
             let s = self.state.borrow();
-            let lists = (s.messages.clone(), s.original.clone());
-            (s.config.clone(), lists.0, lists.1, s.stats)
+            (s.config.clone(), s.messages.clone(), s.original.clone())
         };
         let call = decode_config(&config, true)?;
         let tokens = |list: &Array| -> Result<f64, JsValue> {
             Ok(decode_messages(list, &call)?.0.total_tokens())
         };
         let working = tokens(&messages)?;
-        let ratio = if working > 0.0 {
-            tokens(&original)? / working
-        } else {
-            1.0
+        let (totals, over_budget) = {
+            let h = &self.state.borrow().history;
+            (h.totals(), h.over_budget())
         };
+        let view = totals.view(working, || tokens(&original), over_budget)?;
         let out = Object::new();
-        set(&out, "reductions", stats.reductions);
-        set(&out, "summarizerCalls", stats.summarizer_calls);
-        set(&out, "tokensSaved", stats.tokens_saved);
-        set(&out, "compressionRatio", ratio);
-        set(&out, "overBudget", self.state.borrow().over_budget);
+        set(&out, "reductions", view.reductions);
+        set(&out, "summarizerCalls", view.summarizer_calls);
+        set(&out, "tokensSaved", view.tokens_saved);
+        set(&out, "compressionRatio", view.compression_ratio);
+        set(&out, "overBudget", view.over_budget);
         Ok(out.into())
     }
 
@@ -402,22 +361,25 @@ impl ChatHistory {
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState<M>")]
     pub fn to_json(&self) -> JsValue {
         let s = self.state.borrow();
-        let or_null = |n: Option<f64>| n.map_or(JsValue::NULL, JsValue::from);
-        super::js::write_state(
-            &s.messages,
-            &s.original,
-            &counts_array(&s),
-            &array(&s.events),
-            &s.offloaded,
+        let state = s
+            .history
+            .save(&s.messages, &s.original, &s.events, &s.offloaded);
+        let stats = &state.stats;
+        boundary::write_state(
+            state.messages,
+            state.original,
+            &nan_for_none(state.counts.as_deref().unwrap_or_default()),
+            state.events,
+            state.offloaded,
             &[
-                s.stats.reductions as f64,
-                s.stats.summarizer_calls as f64,
-                s.stats.tokens_saved,
-                f64::from(u8::from(s.over_budget)),
+                stats.reductions.unwrap_or(0.0),
+                stats.summarizer_calls.unwrap_or(0.0),
+                stats.tokens_saved.unwrap_or(0.0),
+                f64::from(u8::from(stats.over_budget)),
             ],
-            &or_null(s.prompt_len.map(|n| n as f64)),
-            &or_null(s.pending_output),
-            &or_null(s.calibration),
+            state.prompt_length,
+            state.pending_output_tokens,
+            state.calibration,
         )
     }
 
@@ -432,50 +394,57 @@ impl ChatHistory {
         #[wasm_bindgen(unchecked_param_type = "ChatHistoryState<M>")] state: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
     ) -> Result<ChatHistory, JsValue> {
-        // (Read and checked in JavaScript, before the history holds anything.)
-        let parts = super::js::read_state(&state)?;
+        let header = boundary::state_header(&state);
+        let kind = header.get(0).as_string();
+        let version = crate::history::state::version_of(
+            state.is_object(),
+            kind.as_deref(),
+            header.get(1).as_f64(),
+        )?;
+        // (Read in JavaScript, before the history holds anything.)
+        let mut numbers = [f64::NAN; 8];
+        let parts = boundary::read_state(&state, version, &mut numbers)?;
         let part = |k: u32| parts.get(k);
-        let number = |k: u32| part(k).as_f64();
-        let list = |k: u32| {
-            Some(part(k))
-                .filter(|v| !v.is_undefined())
-                .map(JsCast::unchecked_into::<Array>)
+        let number = |k: usize| Some(numbers[k]).filter(|n| !n.is_nan());
+        let saved = State {
+            messages: part(0).unchecked_into(),
+            original: part(1).unchecked_into(),
+            events: part(2).dyn_into::<Array>().unwrap_or_default(),
+            offloaded: part(3).dyn_into::<Object>().ok(),
+            counts: (numbers[7] == 1.0).then(|| {
+                let counts = boundary::saved_counts(&parts);
+                counts.into_iter().map(Some).collect()
+            }),
+            stats: SavedStats {
+                reductions: number(0),
+                summarizer_calls: number(1),
+                tokens_saved: number(2),
+                over_budget: numbers[3] == 1.0,
+            },
+            prompt_length: number(4),
+            pending_output_tokens: number(5),
+            calibration: number(6),
         };
         let by = "ChatHistory.fromJSON";
-        let history = ChatHistory::with_state(config, part(0).into(), by)?;
+        let history = ChatHistory::with_state(config, saved.messages.clone(), by)?;
         // `original` is of the working messages' format too (a state that mixes them made
         // every later push of one of them fail).
-        let original: Array = part(1).into();
-        let formats = super::js::check_messages(&original, 0, by, history.state.borrow().formats)?;
+        let formats = history.state.borrow().history.formats();
+        let formats = boundary::check_messages(&saved.original, 0, by, formats)?;
         {
             let mut s = history.state.borrow_mut();
-            s.original = original;
-            s.formats = formats;
-            if let Some(counts) = list(2) {
-                for (m, c) in s.messages.iter().zip(counts.iter()) {
-                    // (Only a count recordUsage could have made: another would fail every
-                    // later prepare() as tokenCounts.)
-                    if c.as_f64().is_some() {
-                        s.counts.set(&m, &c);
-                    }
-                }
+            s.history = History::restore(&saved, s.messages.length() as usize, formats);
+            s.original = saved.original;
+            s.events = saved.events;
+            if let Some(offloaded) = saved.offloaded {
+                s.offloaded = offloaded;
             }
-            if let Some(events) = list(3) {
-                s.events = events.iter().collect();
-            }
-            if part(4).is_object() {
-                s.offloaded = part(4).into();
-            }
-            s.stats = Stats {
-                reductions: number(5).unwrap_or(0.0) as u32,
-                summarizer_calls: number(6).unwrap_or(0.0) as u32,
-                tokens_saved: number(7).unwrap_or(0.0),
-            };
-            s.prompt_len = number(8).map(|n| n as u32);
-            s.pending_output = number(9);
-            s.calibration = number(10);
-            s.over_budget = part(11).is_truthy();
         }
         Ok(history)
     }
 }
+
+const _: () = assert!(
+    VERSION == 2,
+    "ChatHistoryState in types.d.ts says version 2"
+);

@@ -293,40 +293,53 @@ extern "C" {
 
 #[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
-    /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (an
-    /// array, or undefined) and `calibration` a history learned, and a summarizer that
-    /// counts its calls into `calls.n`.
+    /// The tokens a pending reading owed, estimated once (what its result's `tokensBefore`
+    /// getter adds).
+    #[wasm_bindgen(js_name = completeReading)]
+    pub fn complete_reading(reading: &Reading) -> f64;
+
+    /// The config of one `ChatHistory.prepare()`: `config` with the `token_counts` (one per
+    /// message, NaN for none; empty for no `tokenCounts`) and `calibration` a history
+    /// learned, and a summarizer that counts its calls in `calls[0]`.
     #[wasm_bindgen(js_name = historyConfig)]
     pub fn history_config(
         config: &JsValue,
-        token_counts: &JsValue,
+        token_counts: &[f64],
         calibration: Option<f64>,
-        calls: &Object,
+        calls: &js_sys::Uint32Array,
         options: &JsValue,
     ) -> JsValue;
-    /// `ChatHistory.toJSON()`'s state (its kind, version and shape are `writeState`'s).
-    /// `stats`: reductions, summarizer calls, tokens saved.
+    /// `ChatHistory.toJSON()`'s state from its parts (`history::State`): `counts` NaN for
+    /// none; `stats`: reductions, summarizer calls, tokens saved, 1 if over budget.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(js_name = writeState)]
     pub fn write_state(
         messages: &Array,
         original: &Array,
-        counts: &Array,
+        counts: &[f64],
         events: &Array,
         offloaded: &Object,
         stats: &[f64],
-        prompt_length: &JsValue,
-        pending_output_tokens: &JsValue,
-        calibration: &JsValue,
+        prompt_length: Option<f64>,
+        pending_output_tokens: Option<f64>,
+        calibration: Option<f64>,
     ) -> JsValue;
     /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
     /// (`INVALID_CONFIG`, field `usage`, for anything else).
     #[wasm_bindgen(js_name = usageCounts, catch)]
     pub fn usage_counts(usage: &JsValue) -> Result<Array, JsValue>;
-    /// What `ChatHistory.fromJSON` takes of a state, checked (`INVALID_CONFIG` for one
-    /// `toJSON()` did not write): its parts in an array, in the order of `readState`'s doc.
+    /// A state's `[kind, version]`, read without throwing.
+    #[wasm_bindgen(js_name = stateHeader)]
+    pub fn state_header(state: &JsValue) -> Array;
+    /// The parts of a state of `version` that are objects, and its numbers (NaN for none),
+    /// as read (in the order of `readState`'s doc); the objects of its working messages and
+    /// offloaded originals linked to `original`'s.
     #[wasm_bindgen(js_name = readState, catch)]
-    pub fn read_state(state: &JsValue) -> Result<Array, JsValue>;
+    pub fn read_state(state: &JsValue, version: u32, numbers: &mut [f64])
+        -> Result<Array, JsValue>;
+    /// The counts of `read_state`'s parts (NaN for a value that is no number).
+    #[wasm_bindgen(js_name = savedCounts)]
+    pub fn saved_counts(parts: &Array) -> Vec<f64>;
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), null for one that holds
@@ -346,4 +359,17 @@ extern "C" {
         by: &str,
         formats: u32,
     ) -> Result<u32, JsValue>;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `ReduceResult` (`buildResult`): the JavaScript parts a `ChatHistory` takes of it
+    /// (what it decides comes from the core's reduction, see `Finished`).
+    pub type ReduceResult;
+    #[wasm_bindgen(method, getter)]
+    pub fn messages(this: &ReduceResult) -> Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn events(this: &ReduceResult) -> Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn offloaded(this: &ReduceResult) -> Object;
 }

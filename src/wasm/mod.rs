@@ -126,17 +126,52 @@ pub fn reduce_sync(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
     let transcript = decode::as_output(transcript, &reading, &call)?;
-    reduce_now(&call, &transcript, &reading)
+    Ok(reduce_now(&call, &transcript, &reading)?.result)
+}
+
+/// A reduction done: its `ReduceResult`, and the core's reduction it was built from, which
+/// a `ChatHistory` applies to its arrays (it reads no decision back from the result).
+pub(crate) struct Finished {
+    pub result: JsValue,
+    pub reduction: std::rc::Rc<(crate::Reduction, Indices)>,
+    /// The reading of the input, when it owed the estimate of messages the reduction did
+    /// not need (`estimating`).
+    owing: Option<Reading>,
+}
+
+impl Finished {
+    pub fn new(
+        result: JsValue,
+        reduction: std::rc::Rc<(crate::Reduction, Indices)>,
+        reading: &Reading,
+    ) -> Finished {
+        Finished {
+            result,
+            reduction,
+            owing: reading
+                .pending()
+                .then(|| JsValue::from(reading).unchecked_into()),
+        }
+    }
+
+    /// The reduction's `tokensBefore`, complete: what the result reads when asked (its
+    /// getter and this estimate the rest once, in `completeReading`).
+    pub fn tokens_before(&self) -> f64 {
+        let known = self.reduction.0.tokens_before;
+        self.owing
+            .as_ref()
+            .map_or(known, |reading| known + js::complete_reading(reading))
+    }
 }
 
 /// The strategies without a summarizer (`SUMMARIZER_REQUIRES_ASYNC` for the others).
-fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
+fn reduce_now(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
     let started = js::now();
     reduce_reported(call, t, reading).map_err(|e| summarize::ended_with(call, t, started, e))
 }
 
 /// [`reduce_now`], which reports `reduceEnd` when this fails after `reduceStart`.
-fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
+fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
     if call.config.strategy == Strategy::Progressive && !call.config.needs_summarizer() {
         return progressive::reduce_sync(call, t, reading);
     }
@@ -189,25 +224,27 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
             r
         }
     };
-    let (reduction, indices) = &*reduction;
+    let (r, indices) = &*reduction;
     if indices.has_cleaned() {
         decode::hand_orphans_of(reading, t);
     }
-    let (noted, writings) = trace::note_or_none(call, reading, t, reduction)?;
-    let reduction = noted.as_ref().unwrap_or(reduction);
-    let result = encode_result(
-        reading,
-        reduction,
-        indices,
-        &writings,
-        &core_events(reduction),
-    );
+    let (noted, writings) = trace::note_or_none(call, reading, t, r)?;
+    // (With the current turn's note, the reduction as written: its tokens counted.)
+    let reduction = match noted {
+        Some(noted) => {
+            let indices = Indices::of(&noted);
+            std::rc::Rc::new((noted, indices))
+        }
+        None => reduction,
+    };
+    let (r, indices) = &*reduction;
+    let result = encode_result(reading, r, indices, &writings, &core_events(r));
     if reporting {
         // (Its tokensBefore is completed as it is read, see `estimating`.)
         call.callbacks.ended.set(true);
         js::report_reduction(on_event, "", 0, 0.0, &result, js::now() - started)?;
     }
-    Ok(result)
+    Ok(Finished::new(result, reduction, reading))
 }
 
 /// Reduces `messages`; awaits `config.summarizer` for the strategies that summarize. The
@@ -225,7 +262,9 @@ pub fn reduce(
     #[wasm_bindgen(unchecked_optional_param_type = "ReduceConfig<M>")] config: Option<JsValue>,
 ) -> js_sys::Promise {
     match Started::read(&messages, &config.unwrap_or(JsValue::UNDEFINED)) {
-        Ok(started) => wasm_bindgen_futures::future_to_promise(started.finish()),
+        Ok(started) => {
+            wasm_bindgen_futures::future_to_promise(async { Ok(started.finish().await?.result) })
+        }
         Err(e) => js_sys::Promise::reject(&e),
     }
 }
@@ -263,7 +302,7 @@ impl Started {
         })
     }
 
-    async fn finish(self) -> Result<JsValue, JsValue> {
+    async fn finish(self) -> Result<Finished, JsValue> {
         let Started {
             call,
             transcript,
@@ -284,8 +323,8 @@ impl Started {
     }
 }
 
-/// `reduce` on owned values, for `ChatHistory.prepare` too.
-async fn reduce_value(messages: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+/// `reduce` on owned values, for `ChatHistory.prepare`.
+async fn reduce_value(messages: JsValue, config: JsValue) -> Result<Finished, JsValue> {
     Started::read(&messages, &config)?.finish().await
 }
 

@@ -12,6 +12,7 @@ use super::summarize::{
     ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
     Failure,
 };
+use super::Finished;
 use crate::config::OnSummarizerError;
 use crate::strategies::progressive::{Action, Progressive};
 use crate::strategies::Reduction;
@@ -99,20 +100,20 @@ fn unchanged_or_start(
     t: &Transcript,
     reading: &Reading,
     started: f64,
-) -> Result<Option<JsValue>, JsValue> {
+) -> Result<Option<Finished>, JsValue> {
     report(call, "reduceStart", |e| {
         set(e, "strategy", "progressive");
         set(e, "messages", t.len() as u32);
         set(e, "tokens", t.total_tokens());
     })?;
     if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, t, &Reduction::unchanged(t), started).map(Some);
+        return finish_plain(call, reading, t, Reduction::unchanged(t), started).map(Some);
     }
     Ok(None)
 }
 
 /// `progressive` without a summarizer (`reduceSync`): stages 1–3 and, if needed, truncation.
-pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsValue, JsValue> {
+pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
     let started = now();
     if let Some(result) = unchanged_or_start(call, t, reading, started)? {
         return Ok(result);
@@ -130,7 +131,7 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<JsV
     }
     let r = p.finish()?;
     let events = core_events(&r);
-    finish(call, reading, &r, writings, events, started)
+    finish(call, reading, r, writings, events, started)
 }
 
 /// `progressive` with the summarizer (`reduce`): stages 1–6.
@@ -140,7 +141,7 @@ pub async fn reduce(
     t: &Transcript,
     reading: &Reading,
     wrapping: f64,
-) -> Result<JsValue, JsValue> {
+) -> Result<Finished, JsValue> {
     let config = &call.config;
     let started = now();
     if let Some(result) = unchanged_or_start(call, t, reading, started)? {
@@ -303,5 +304,5 @@ pub async fn reduce(
         let at = places.get(k as u32).as_f64().unwrap_or(0.0) as u32 + k as u32;
         events.splice(at, 0, &failed);
     }
-    finish(call, reading, &r, writings, events, started)
+    finish(call, reading, r, writings, events, started)
 }

@@ -12,6 +12,7 @@ use super::js::{
     call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
     summary_text, wrap_summary, Outcome, Reading,
 };
+use super::Finished;
 use crate::config::{OnOverBudget, OnSummarizerError, SummaryRole};
 use crate::error::{ErrorCode, ReduceError};
 use crate::strategies::{summarize, Reduction};
@@ -218,7 +219,7 @@ pub async fn reduce_with_summarizer(
     t: &Transcript,
     reading: &Reading,
     wrapping: f64,
-) -> Result<JsValue, JsValue> {
+) -> Result<Finished, JsValue> {
     let config = &call.config;
     let started = now();
     report(call, "reduceStart", |e| {
@@ -228,7 +229,7 @@ pub async fn reduce_with_summarizer(
     })?;
     hand_orphans_of(reading, t);
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_plain(call, reading, t, &r, started),
+        SummaryStep::Done(r) => return finish_plain(call, reading, t, r, started),
         SummaryStep::Summarize(plan) => plan,
     };
     // What must stay leaves no room for a summary beside it: the target is missed anyway,
@@ -241,7 +242,7 @@ pub async fn reduce_with_summarizer(
         plan.target_tokens = plan.limit;
     }
     if plan.limit < 0.0 {
-        return finish_plain(call, reading, t, &crate::fallback(t, config)?, started);
+        return finish_plain(call, reading, t, crate::fallback(t, config)?, started);
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -297,7 +298,7 @@ pub async fn reduce_with_summarizer(
                     if !answer.usage.is_undefined() {
                         set(&e, "usage", answer.usage.clone());
                     }
-                    return finish(call, reading, &r, writings, events, started);
+                    return finish(call, reading, r, writings, events, started);
                 }
             }
         }
@@ -307,24 +308,27 @@ pub async fn reduce_with_summarizer(
         return Err(failure_error(call, &failure));
     }
     let r = crate::fallback(t, config)?;
+    let writings = Writings::none();
+    let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
     let events = Array::of1(&failure_event(call, "history", &failure, "truncate"));
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish(call, reading, &r, Writings::none(), events, started)
+    finish(call, reading, r, writings, events, started)
 }
 
-/// [`finish`] for a reduction that wrote nothing.
+/// [`finish`] for a reduction that wrote nothing but, maybe, the current turn's note.
 pub fn finish_plain(
     call: &Call,
     reading: &Reading,
     t: &Transcript,
-    r: &Reduction,
+    r: Reduction,
     started: f64,
-) -> Result<JsValue, JsValue> {
-    let (noted, writings) = super::trace::note_or_none(call, reading, t, r)?;
-    let r = noted.as_ref().unwrap_or(r);
-    finish(call, reading, r, writings, core_events(r), started)
+) -> Result<Finished, JsValue> {
+    let writings = Writings::none();
+    let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
+    let events = core_events(&r);
+    finish(call, reading, r, writings, events, started)
 }
 
 /// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so
@@ -351,11 +355,11 @@ pub fn ended_with(call: &Call, t: &Transcript, started: f64, error: JsValue) -> 
 pub fn finish(
     call: &Call,
     reading: &Reading,
-    r: &Reduction,
+    r: Reduction,
     writings: Writings,
     events: Array,
     started: f64,
-) -> Result<JsValue, JsValue> {
+) -> Result<Finished, JsValue> {
     call.callbacks.ended.set(true);
     report(call, "reduceEnd", |e| {
         set(e, "reduced", r.reduced);
@@ -364,11 +368,11 @@ pub fn finish(
         set(e, "overBudget", r.over_budget);
         set(e, "durationMs", now() - started);
     })?;
-    Ok(encode_result(
+    let indices = Indices::of(&r);
+    let result = encode_result(reading, &r, &indices, &writings, &events);
+    Ok(Finished::new(
+        result,
+        std::rc::Rc::new((r, indices)),
         reading,
-        r,
-        &Indices::of(r),
-        &writings,
-        &events,
     ))
 }

@@ -1,8 +1,10 @@
-// `ChatHistory`'s helpers (src/wasm/history.rs): the config of one prepare(), its offloaded
-// originals, where the model's reply starts, and the check of the messages it takes.
+// What `ChatHistory` (src/wasm/history.rs) does with JavaScript objects: the config of one
+// prepare(), the check of the messages it takes, where the model's reply starts, and the
+// parts of its state that are about object identity (which working message or offloaded
+// original is one of `original`'s). What it decides is the core's (src/history/).
 
 import { ReduceError, bad, describe, own, reason } from "./common.js";
-import { FORMAT_NAMES, MAX_COUNT } from "./contract.js";
+import { FORMAT_NAMES, MAX_COUNT, STATE_KIND, STATE_VERSION } from "./contract.js";
 import { isUiTool } from "./formats/content.js";
 import { ALL_FORMATS, FORMATS, READERS, fitMask, formatNames } from "./formats/index.js";
 import { langchainShape, looksLangChain } from "./formats/langchain.js";
@@ -12,13 +14,14 @@ import { Reading } from "./reading.js";
 
 /**
  * The config of one `ChatHistory.prepare()`: an object whose prototype is the app's `config`
- * (its options, getters and all, are read as ever) with the exact `tokenCounts` and the
- * `calibration` the history learned, where given, and a summarizer that counts each call it
- * passes on in `calls.n` whatever comes of it (`stats().summarizerCalls`); and the
- * `signal` of `prepare`'s `options`, if it has one, instead of the config's.
+ * (its options, getters and all, are read as ever) with the exact `tokenCounts` (`counts`:
+ * one per message, NaN for none, as null; empty for none at all) and the `calibration` the
+ * history learned, where given, and a summarizer that counts each call it passes on in
+ * `calls[0]` whatever comes of it (`stats().summarizerCalls`); and the `signal` of
+ * `prepare`'s `options`, if it has one, instead of the config's.
  */
-export function historyConfig(config, tokenCounts, calibration, calls, options) {
-  calls.n = 0;
+export function historyConfig(config, counts, calibration, calls, options) {
+  calls[0] = 0;
   const own = {};
   let signal;
   try {
@@ -27,7 +30,7 @@ export function historyConfig(config, tokenCounts, calibration, calls, options) 
     // (Not a signal: none.)
   }
   if (signal !== undefined) own.signal = { value: signal };
-  if (tokenCounts !== undefined) own.tokenCounts = { value: tokenCounts };
+  if (counts.length > 0) own.tokenCounts = { value: orNull(counts) };
   if (calibration !== undefined) own.calibration = { value: calibration };
   let summarizer;
   try {
@@ -36,9 +39,16 @@ export function historyConfig(config, tokenCounts, calibration, calls, options) 
     // (The reduction reads it again, and reports what it throws.)
   }
   if (typeof summarizer === "function") {
-    own.summarizer = { value: (request) => { calls.n += 1; return summarizer(request); } };
+    own.summarizer = { value: (request) => { calls[0] += 1; return summarizer(request); } };
   }
   return Object.create(config, own);
+}
+
+/** The counts of a history (NaN for none) as JSON and `tokenCounts` hold them (null). */
+function orNull(counts) {
+  const out = new Array(counts.length);
+  for (let k = 0; k < counts.length; k++) out[k] = Number.isNaN(counts[k]) ? null : counts[k];
+  return out;
 }
 
 /**
@@ -243,15 +253,11 @@ export function usageCounts(usage) {
   });
 }
 
-/** The kind and the version of `toJSON()`'s state (`writeState`). */
-const STATE_KIND = "chat-history-reducer/ChatHistory";
-const STATE_VERSION = 2;
-
 /**
- * `ChatHistory.toJSON()`'s state: plain JSON, versioned (`ChatHistoryState` in the typings;
- * `readState` reads it back). The arrays are the history's own (copied here); `stats`:
- * reductions, summarizer calls, tokens saved, 1 when the last reduction was over budget;
- * the last three null or a number.
+ * `ChatHistory.toJSON()`'s state from its parts (the core's `history::State`): plain JSON,
+ * versioned (`ChatHistoryState` in the typings). The arrays are the history's own (copied
+ * here), `counts` NaN for none; `stats`: reductions, summarizer calls, tokens saved, 1 when
+ * the last reduction was over budget; the last three a number or undefined (null in JSON).
  */
 export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
   const at = firstIndices(original);
@@ -261,57 +267,52 @@ export function writeState(messages, original, counts, events, offloaded, stats,
     messages: messages.slice(),
     original: original.slice(),
     origins: messageOrigins(messages, at),
-    counts,
-    events,
+    counts: orNull(counts),
+    events: events.slice(),
     offloaded: offloadedState(offloaded, at),
     stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1 },
-    promptLength,
-    pendingOutputTokens,
-    calibration,
+    promptLength: promptLength ?? null,
+    pendingOutputTokens: pendingOutputTokens ?? null,
+    calibration: calibration ?? null,
   };
 }
 
+/** `o[key]` for an object `o`, else undefined; undefined too when reading it throws. */
+function field(o, key) {
+  try {
+    return o !== null && typeof o === "object" ? o[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A state's `[kind, version]`, read without throwing (the core says which it takes). */
+export function stateHeader(state) {
+  return [field(state, "kind"), field(state, "version")];
+}
+
 /**
- * What `ChatHistory.fromJSON` takes of `state` (what `toJSON()` wrote, after a JSON round
- * trip), all read before the history holds anything (a getter of the caller's may run),
- * its working messages that are messages of `original` given back as those objects:
- * `[messages, original, counts, events, offloaded, reductions, summarizerCalls,
- * tokensSaved, promptLength, pendingOutputTokens, calibration]`. `INVALID_CONFIG` (field
- * `state`) for a state `toJSON()` did not write (its kind, its version) or messages that
- * are not an array; a part no history writes is left out: undefined (a count in `counts`:
- * null), or 0 for a statistic. Counts are from 0 to `Number.MAX_SAFE_INTEGER` (what
- * `recordUsage` takes), the calibration from 0.5 to 2 (what `calibrate` keeps it in).
+ * What `ChatHistory.fromJSON` takes of a state of `version` (1 or 2, checked by the core),
+ * all read before the history holds anything (a getter of the caller's may run):
+ * `[messages, original, events, offloaded, counts]`, and into `numbers` reductions,
+ * summarizerCalls, tokensSaved, overBudget (1 for true), promptLength,
+ * pendingOutputTokens, calibration and whether there are counts (1), each NaN where the
+ * state has no number (the core keeps those a history could have written). The working
+ * messages that are messages of `original` are given back as those objects, and so are
+ * the offloaded originals (`offloadedCopy`). `INVALID_CONFIG` (field `state`) for messages
+ * that are not an array; `events` and `offloaded` are undefined where they are not what a
+ * history writes; `counts` (`savedCounts`) is NaN for a value that is no number.
  */
-export function readState(state) {
-  const invalid = (message) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: ${message}`, undefined, "state");
-  if (state === null || typeof state !== "object") throw invalid("state must be the object toJSON() returned");
-  const get = (o, key) => {
-    try {
-      return o !== null && typeof o === "object" ? o[key] : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  if (get(state, "kind") !== STATE_KIND) {
-    throw invalid(`state.kind must be "${STATE_KIND}": this is not a state toJSON() wrote`);
-  }
-  // (Version 1 wrote every offloaded original out; `offloadedCopy` reads both.)
-  const version = get(state, "version");
-  if (version !== STATE_VERSION && version !== 1) {
-    throw invalid(`state.version must be 1 or ${STATE_VERSION} (this state was written by another version)`);
-  }
+export function readState(state, version, numbers) {
   const optional = (name) => {
     try {
-      return stateList(get(state, name), name);
+      return stateList(field(state, name), name);
     } catch {
       return undefined;
     }
   };
-  const count = (n) => (typeof n === "number" && n >= 0 && n <= MAX_COUNT ? n : undefined);
-  const whole = (n) => (typeof n === "number" && n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
-  const stats = get(state, "stats"), offloaded = get(state, "offloaded"), calibration = get(state, "calibration");
-  const promptLength = get(state, "promptLength");
-  const messages = stateList(get(state, "messages"), "messages"), original = stateList(get(state, "original"), "original");
+  const stats = field(state, "stats"), offloaded = field(state, "offloaded");
+  const messages = stateList(field(state, "messages"), "messages"), original = stateList(field(state, "original"), "original");
   // (`origins`: working messages that are messages of `original`, as one object again;
   // only where the two hold the same, so that a state edited since gives no message for
   // another.)
@@ -321,21 +322,26 @@ export function readState(state) {
       if (Number.isInteger(k) && k >= 0 && k < original.length && sameJson(messages[i], original[k])) messages[i] = original[k];
     });
   }
+  const counts = optional("counts");
+  const values = [field(stats, "reductions"), field(stats, "summarizerCalls"), field(stats, "tokensSaved"),
+    field(stats, "overBudget") === true ? 1 : 0, field(state, "promptLength"), field(state, "pendingOutputTokens"),
+    field(state, "calibration"), counts === undefined ? 0 : 1];
+  values.forEach((n, k) => { numbers[k] = number(n); });
   return [
     messages,
     original,
-    optional("counts")?.map((n) => count(n) ?? null),
     optional("events"),
     offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded, original, version) : undefined,
-    whole(get(stats, "reductions")),
-    whole(get(stats, "summarizerCalls")),
-    // (Whole since stats count whole tokens; a state of before may have fractions.)
-    Math.ceil(count(get(stats, "tokensSaved")) ?? 0),
-    typeof promptLength === "number" ? whole(promptLength) : undefined,
-    count(get(state, "pendingOutputTokens")),
-    typeof calibration === "number" && calibration >= 0.5 && calibration <= 2 ? calibration : undefined,
-    get(stats, "overBudget") === true,
+    counts === undefined ? new Float64Array(0) : Float64Array.from(counts, number),
   ];
+}
+
+/** A number as a state holds it; NaN for anything else. */
+const number = (n) => (typeof n === "number" ? n : NaN);
+
+/** The counts of `readState`'s parts. */
+export function savedCounts(parts) {
+  return parts[4];
 }
 
 /** Whether `a` and `b` are the same as JSON (false when either cannot be written). */

@@ -1,9 +1,22 @@
-//! The bookkeeping of a `ChatHistory` (SPEC §7) that is not about JavaScript objects:
-//! provider-reported counts spread over the messages they cover, and the running stats.
+//! Provider-reported counts (`recordUsage`): a prompt's `inputTokens` spread over its
+//! messages, and which message is the reply that takes `outputTokens`.
 
 /// The largest token count a `ChatHistory` takes from `recordUsage` or a saved state, as
 /// the boundary bounds `tokenCounts` and `countTokens`.
 pub use crate::contract::MAX_COUNT;
+
+/// Where the model's reply is among some messages, as the boundary found it (the first
+/// message the model wrote: an assistant message, a Gemini `model` turn, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Not among them.
+    None,
+    /// The k-th of them.
+    At(usize),
+    /// There, but it holds more than the model wrote (tool outputs): `outputTokens` would
+    /// under-count it, so it takes no count (and none waits any longer).
+    Uncountable,
+}
 
 /// Spreads a provider's `inputTokens` for a prompt over its messages in proportion to
 /// their estimates, so later decisions use the provider's total (tool definitions and
@@ -27,25 +40,6 @@ pub fn spread(estimates: &[f64], input_tokens: f64) -> Vec<f64> {
             share
         })
         .collect()
-}
-
-/// What a history's reductions did, for `stats()`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Stats {
-    pub reductions: u32,
-    pub summarizer_calls: u32,
-    pub tokens_saved: f64,
-}
-
-impl Stats {
-    /// Counts one reduction that went from `before` to `after` tokens (the summarizer's
-    /// calls are counted as they are made, whether or not a reduction comes of them).
-    /// Saved are whole tokens: each total rounded up, as a message's estimate is (counts an
-    /// app gives may have fractions).
-    pub fn record(&mut self, before: f64, after: f64) {
-        self.reductions += 1;
-        self.tokens_saved += (before.ceil() - after.ceil()).max(0.0);
-    }
 }
 
 #[cfg(test)]
@@ -75,22 +69,5 @@ mod tests {
         assert_eq!(MAX_COUNT, 2f64.powi(53) - 1.0, "Number.MAX_SAFE_INTEGER");
         // Any number of counts at the bound add up to a finite total.
         assert!((MAX_COUNT * u32::MAX as f64).is_finite());
-    }
-
-    #[test]
-    fn stats_accumulate() {
-        let mut s = Stats::default();
-        s.record(1000.0, 400.0);
-        s.record(900.0, 500.0);
-        // Fractional counts: whole tokens saved, each total rounded up.
-        s.record(10.25, 4.5);
-        assert_eq!(
-            s,
-            Stats {
-                reductions: 3,
-                summarizer_calls: 0,
-                tokens_saved: 1006.0
-            }
-        );
     }
 }

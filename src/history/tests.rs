@@ -1,0 +1,269 @@
+//! The decisions of a `ChatHistory`, as the boundary drives them: pushes, prepares and their
+//! generations, usage, and the state read back.
+
+use super::*;
+use crate::strategies::{Fate, Reduction, Slot};
+
+/// A reduction of `len` messages whose output is `output`.
+fn reduction(len: usize, output: Vec<Slot>, before: f64, after: f64) -> Reduction {
+    Reduction {
+        reduced: true,
+        fate: vec![Fate::Kept; len],
+        output,
+        tokens_before: before,
+        tokens_after: after,
+        over_budget: false,
+        events: Vec::new(),
+        trace: None,
+    }
+}
+
+fn counts(h: &History) -> Vec<Option<f64>> {
+    h.save((), (), (), ()).counts.unwrap()
+}
+
+#[test]
+fn a_push_narrows_the_formats_and_adds_messages_without_counts() {
+    let mut h = History::new(2, 0b1111);
+    assert_eq!((h.len(), h.formats()), (2, 0b1111));
+    h.push(3, 0b0110, Reply::None);
+    assert_eq!((h.len(), h.formats()), (5, 0b0110));
+    assert_eq!(counts(&h), vec![None; 5]);
+    assert_eq!(h.token_counts(), None, "no count recorded: no tokenCounts");
+}
+
+#[test]
+fn a_reduction_replaces_what_it_reduced_and_keeps_what_was_pushed_meanwhile() {
+    let mut h = History::new(4, 1);
+    let p = h.prepare();
+    let input = [10.0, 20.0, 30.0, 40.0];
+    h.record_input(&input, 100.0, 100.0); // counts on the 4 messages
+    h.push(2, 1, Reply::None); // pushed while the summarizer ran
+                               // A summary (New 0) for messages 0–1, message 2 as a copy, message 3 kept.
+    let r = reduction(
+        4,
+        vec![Slot::New(0), Slot::Cleaned(2), Slot::Input(3)],
+        100.4,
+        60.0,
+    );
+    assert_eq!(h.prepared(p, 2, &r, 100.4), Some(4));
+    assert_eq!(h.len(), 5);
+    assert_eq!(counts(&h), vec![None, None, Some(40.0), None, None]);
+    let stats = h.totals();
+    assert_eq!(
+        (stats.reductions, stats.summarizer_calls, stats.tokens_saved),
+        (1, 2, 41.0)
+    );
+    // The next prompt is the whole working history; nothing waits for a reply.
+    assert_eq!(h.prompt(), Some(5));
+}
+
+#[test]
+fn a_stale_or_empty_reduction_changes_nothing_but_the_counters() {
+    let mut h = History::new(3, 1);
+    let (first, second) = (h.prepare(), h.prepare());
+    let r = reduction(3, vec![Slot::Input(2)], 30.0, 10.0);
+    assert_eq!(h.prepared(first, 1, &r, 30.0), Some(3));
+    // The second was of the history before: it does not apply.
+    assert_eq!(h.prepared(second, 1, &r, 30.0), None);
+    assert_eq!(h.len(), 1);
+    assert_eq!(h.totals().reductions, 1);
+    assert_eq!(h.totals().summarizer_calls, 2);
+    // Not reduced: nothing changes, and over budget is the last prepare's.
+    let mut unchanged = Reduction::unchanged(&crate::Transcript::new(crate::Format::OpenAi));
+    unchanged.over_budget = true;
+    assert_eq!(h.prepared(h.prepare(), 0, &unchanged, 0.0), None);
+    assert!(h.over_budget());
+    h.prepare_failed(3);
+    assert!(!h.over_budget(), "a failed prepare() met no target");
+    assert_eq!(h.totals().summarizer_calls, 5);
+    assert_eq!(h.len(), 1);
+}
+
+#[test]
+fn input_tokens_are_spread_over_the_last_prompt_and_calibrate() {
+    let mut h = History::new(3, 1);
+    assert_eq!(h.prompt(), None, "no prompt before the first prepare()");
+    let p = h.prepare();
+    h.prepared(p, 0, &Reduction::unchanged(&transcript(3)), 0.0);
+    assert_eq!(h.prompt(), Some(3));
+    h.push(1, 1, Reply::None);
+    h.record_input(&[10.0, 30.0, 60.0], 100.0, 150.0);
+    assert_eq!(counts(&h), vec![Some(15.0), Some(45.0), Some(90.0), None]);
+    assert_eq!(h.calibration(), Some(1.5));
+    assert_eq!(h.token_counts().map(<[_]>::len), Some(4));
+}
+
+fn transcript(n: usize) -> crate::Transcript {
+    let mut t = crate::Transcript::new(crate::Format::OpenAi);
+    for _ in 0..n {
+        t.push(crate::MessageInfo::new(crate::Role::User, 10.0));
+    }
+    t
+}
+
+#[test]
+fn output_tokens_go_to_the_reply_now_or_when_it_is_pushed() {
+    let mut h = History::new(1, 1);
+    let p = h.prepare();
+    h.prepared(p, 0, &Reduction::unchanged(&transcript(1)), 0.0);
+    // The user typed meanwhile (message 1), then the reply came (message 2).
+    h.push(1, 1, Reply::None);
+    let from = h.reply_from().unwrap();
+    h.record_output(500.0, from, Reply::None);
+    assert!(h.awaits_reply());
+    h.push(1, 1, Reply::At(0));
+    assert!(!h.awaits_reply());
+    assert_eq!(counts(&h), vec![None, None, Some(500.0)]);
+    // Already pushed: counted at once.
+    h.push(2, 1, Reply::None);
+    h.record_output(40.0, 3, Reply::At(1));
+    assert_eq!(counts(&h)[4], Some(40.0));
+    // A reply that holds tool outputs takes none, and none waits.
+    h.record_output(7.0, 3, Reply::Uncountable);
+    assert!(!h.awaits_reply());
+    // A count that waits is dropped by the next prepare().
+    h.record_output(77.0, 5, Reply::None);
+    let p = h.prepare();
+    h.prepared(p, 0, &Reduction::unchanged(&transcript(5)), 0.0);
+    assert!(!h.awaits_reply());
+    h.push(1, 1, Reply::At(0));
+    assert_eq!(counts(&h)[5], None);
+}
+
+#[test]
+fn before_the_first_prepare_the_reply_is_the_next_one_pushed() {
+    let mut h = History::new(1, 1);
+    assert_eq!(h.reply_from(), None);
+    h.record_output(9.0, 0, Reply::None);
+    h.push(1, 1, Reply::At(0));
+    assert_eq!(counts(&h), vec![None, Some(9.0)]);
+}
+
+#[test]
+fn a_state_saves_and_restores_the_bookkeeping() {
+    let mut h = History::new(2, 0b11);
+    let p = h.prepare();
+    h.prepared(p, 1, &reduction(2, vec![Slot::Input(1)], 10.5, 4.0), 10.5);
+    h.record_input(&[5.0], 5.0, 6.0);
+    h.record_output(3.0, 1, Reply::None);
+    let state = h.save((), (), (), ());
+    assert_eq!(state.counts, Some(vec![Some(6.0)]));
+    assert_eq!(
+        state.stats,
+        SavedStats {
+            reductions: Some(1.0),
+            summarizer_calls: Some(1.0),
+            tokens_saved: Some(7.0),
+            over_budget: false
+        }
+    );
+    assert_eq!(
+        (state.prompt_length, state.pending_output_tokens),
+        (Some(1.0), Some(3.0))
+    );
+    let back = History::restore(&state, 1, 0b11);
+    assert_eq!(back.save((), (), (), ()), state);
+    assert_eq!(back.formats(), 0b11);
+    assert!(back.token_counts().is_some());
+    // (The generation is the process's own: a restored history starts again.)
+    assert_eq!(back.prompt(), Some(1));
+}
+
+/// A state as a JSON round trip may leave it, with `what` changed.
+fn read(what: impl FnOnce(&mut State<(), ()>)) -> History {
+    let mut state = History::new(2, 1).save((), (), (), ());
+    what(&mut state);
+    History::restore(&state, 2, 1)
+}
+
+#[test]
+fn a_state_read_back_keeps_only_what_a_history_writes() {
+    // Counts out of bounds, or for messages it does not have, are none.
+    let h = read(|s| s.counts = Some(vec![Some(-1.0), Some(f64::NAN), Some(4.0), Some(5.0)]));
+    assert_eq!(counts(&h), vec![None, None]);
+    assert_eq!(h.token_counts(), None);
+    let h = read(|s| s.counts = Some(vec![Some(MAX_COUNT + 2.0), Some(MAX_COUNT)]));
+    assert_eq!(counts(&h), vec![None, Some(MAX_COUNT)]);
+    let h = read(|s| s.counts = None);
+    assert_eq!(counts(&h), vec![None, None]);
+    // Statistics: whole numbers ≥ 0, tokens saved rounded up.
+    for n in [f64::NAN, -5.0, f64::NEG_INFINITY] {
+        let h = read(|s| {
+            s.stats = SavedStats {
+                reductions: Some(n),
+                summarizer_calls: Some(n),
+                tokens_saved: Some(n),
+                over_budget: false,
+            }
+        });
+        assert_eq!(h.totals(), Stats::default(), "{n}");
+    }
+    let h = read(|s| {
+        s.stats = SavedStats {
+            reductions: Some(1e300),
+            summarizer_calls: Some(2.7),
+            tokens_saved: Some(12.5),
+            over_budget: true,
+        }
+    });
+    let t = h.totals();
+    assert_eq!(
+        (t.reductions, t.summarizer_calls, t.tokens_saved),
+        (u32::MAX, 2, 13.0)
+    );
+    assert!(h.over_budget());
+    assert_eq!(
+        read(|s| s.stats.tokens_saved = Some(1e300))
+            .totals()
+            .tokens_saved,
+        0.0
+    );
+    // A calibration only within [0.5, 2]; a pending count only within bounds.
+    for (c, kept) in [
+        (0.0, None),
+        (2.5, None),
+        (f64::INFINITY, None),
+        (1.5, Some(1.5)),
+        (0.5, Some(0.5)),
+    ] {
+        assert_eq!(read(|s| s.calibration = Some(c)).calibration(), kept, "{c}");
+    }
+    assert!(!read(|s| s.pending_output_tokens = Some(-3.0)).awaits_reply());
+    assert!(read(|s| s.pending_output_tokens = Some(3.0)).awaits_reply());
+    // A prompt length: a whole number (at most the working history, when used).
+    assert_eq!(read(|s| s.prompt_length = Some(-4.0)).prompt(), Some(0));
+    assert_eq!(read(|s| s.prompt_length = Some(9.5)).prompt(), Some(2));
+    assert_eq!(read(|s| s.prompt_length = None).prompt(), None);
+}
+
+#[test]
+fn only_a_state_to_json_wrote_is_taken() {
+    use state::version_of;
+    assert_eq!(version_of(true, Some(KIND), Some(2.0)), Ok(2));
+    assert_eq!(version_of(true, Some(KIND), Some(1.0)), Ok(1));
+    for (is_object, kind, version, says) in [
+        (false, None, None, "state must be the object"),
+        (
+            true,
+            Some("some-other-lib/Memory"),
+            Some(2.0),
+            "state.kind must be",
+        ),
+        (true, None, Some(2.0), "state.kind must be"),
+        (true, Some(KIND), Some(3.0), "state.version must be 1 or 2"),
+        (true, Some(KIND), None, "state.version"),
+    ] {
+        let e = version_of(is_object, kind, version).unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidConfig);
+        assert_eq!(e.field.as_deref(), Some("state"));
+        assert!(
+            e.message.starts_with("ChatHistory.fromJSON: "),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains(says), "{}", e.message);
+    }
+    assert_eq!(VERSION, 2);
+    assert_eq!(KIND, "chat-history-reducer/ChatHistory");
+}
