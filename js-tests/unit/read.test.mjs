@@ -117,9 +117,7 @@ test("length mode: a message of one text (and its role name) is ceil(length / ch
   assert.deepEqual(list(r.lengths([0])), [3]);
 });
 
-test("length mode: a message's text lengths are summed, then rounded once (SPEC §3)", {
-  todo: "Reading.text/lengths round each text up (a sum of ceils: 3+1+1+8 = 13); SPEC §3 and docs/options.md say ceil(sum / charsPerToken), rounded once per message (11)",
-}, () => {
+test("length mode: a message's text lengths are summed, then rounded once (SPEC §3)", () => {
   const r = read([
     { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: { long: "x".repeat(20) } } }] },
   ], "auto", { lengthMode: true });
