@@ -210,7 +210,8 @@ export interface ReduceConfig<M = Message> {
    * else; one above `Number.MAX_SAFE_INTEGER` is `INVALID_CONFIG` with its index). */
   tokenCounts?: ArrayLike<number | null | undefined>;
   /** A synchronous exact counter, e.g. from gpt-tokenizer: a number from 0 to
-   * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG`. */
+   * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG` (a Promise too: count first and pass
+   * `tokenCounts`). */
   countTokens?: (message: M, index: number) => number;
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
