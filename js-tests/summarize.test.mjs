@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, ChatHistory, ReduceError, reloadTool, estimateTokens } from "chat-history-reducer";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -124,6 +125,76 @@ test("summaries are written in the input's own format", async () => {
   const responses = gemini.map((m) => ({ type: "message", role: m.role === "model" ? "assistant" : "user", content: [{ type: m.role === "model" ? "output_text" : "input_text", text: m.parts[0].text }] }));
   const o = await reduce(responses, { strategy: "summarize", targetMessages: 4, summarizer, summaryRole: "system" });
   assert.deepEqual(o.summary, { type: "message", role: "system", content: [{ type: "input_text", text: "<conversation-summary>short</conversation-summary>" }] });
+});
+
+let uiIds = 0;
+
+/** `(role, text) => message` ("user" or "assistant") in each format and each form of its
+ * content, with the format to name (auto-detection takes text parts for OpenAI's). */
+const FORMS = {
+  "openai, strings": ["openai", (role, text) => ({ role, content: text })],
+  "openai, parts": ["openai", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "openai-responses, content parts": ["openai-responses", (role, text) => ({ type: "message", role, content: [{ type: role === "user" ? "input_text" : "output_text", text }] })],
+  "openai-responses, strings": ["openai-responses", (role, text) => ({ type: "message", role, content: text })],
+  "anthropic, strings": ["anthropic", (role, text) => ({ role, content: text })],
+  "anthropic, blocks": ["anthropic", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "vercel, parts": ["vercel", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "vercel-ui, UIMessage parts": ["vercel-ui", (role, text) => ({ id: `m${++uiIds}`, role, parts: [{ type: "text", text }] })],
+  "gemini, parts": ["gemini", (role, text) => ({ role: role === "user" ? "user" : "model", parts: [{ text }] })],
+  "langchain, instances": ["langchain", (role, text) => (role === "user" ? new HumanMessage(text) : new AIMessage(text))],
+  "langchain, plain": ["langchain", (role, text) => ({ type: role === "user" ? "human" : "ai", content: text })],
+  "langchain, toDict": ["langchain", (role, text) => ({ type: role === "user" ? "human" : "ai", data: { content: text } })],
+  "langchain, serialized": ["langchain", (role, text) => JSON.parse(JSON.stringify(role === "user" ? new HumanMessage(text) : new AIMessage(text)))],
+};
+
+const EARLIER = "Ada flies to Lisbon in May.";
+
+/** An earlier summary, then `turns` turns of ~60 tokens, in one of `FORMS`. */
+function withSummary(make, turns) {
+  const m = [make("user", `<conversation-summary>${EARLIER}</conversation-summary>`)];
+  for (let t = 0; t < turns; t++) {
+    m.push(make("user", `Turn ${t}: what should Ada pack for day ${t} of the trip? ${"Some detail. ".repeat(12)}`));
+    m.push(make("assistant", `Day ${t}: ${"a jacket, good shoes, a map. ".repeat(8)}`));
+  }
+  return m;
+}
+
+test("an earlier summary's text reaches the summarizer as previousSummary in every format and form (summarize and progressive rounds)", async () => {
+  // LangChain's serialized form (JSON of instances, what ChatHistory.fromJSON restores) had
+  // its summary recognised and replaced, with previousSummary "": the old summary was lost.
+  for (const [form, [format, make]] of Object.entries(FORMS)) {
+    const input = withSummary(make, 10);
+    for (const strategy of ["summarize", "progressive"]) {
+      const requests = [];
+      const r = await reduce(input, {
+        strategy, format, maxTokens: 1200,
+        summarizer: async (req) => { requests.push(req); return "Ada packs a jacket."; },
+      });
+      const asked = requests.filter((q) => q.kind === "history" || q.kind === "round");
+      assert.equal(asked.length, 1, `${form} ${strategy}`);
+      assert.equal(asked[0].previousSummary, EARLIER, `${form} ${strategy}`);
+      assert.ok(r.summarized.includes(0), `${form} ${strategy}: the earlier summary is replaced`);
+      assert.ok(!asked[0].messages.includes(input[0]), `${form} ${strategy}: not among the messages`);
+      // The new summary is recognised in turn: its text goes on to the next one.
+      const next = [];
+      await reduce([...r.messages, ...withSummary(make, 10).slice(1)], {
+        strategy, format, maxTokens: 1200,
+        summarizer: async (req) => { next.push(req); return "Ada packs a jacket and a map."; },
+      });
+      assert.equal(next.find((q) => q.kind === "history" || q.kind === "round").previousSummary, "Ada packs a jacket.", `${form} ${strategy}: again`);
+    }
+  }
+});
+
+test("ChatHistory after a JSON round trip of LangChain messages passes the earlier summary on", async () => {
+  const requests = [];
+  const config = { strategy: "summarize", maxTokens: 1200, summarizer: async (req) => { requests.push(req); return `summary ${requests.length}`; } };
+  const h = new ChatHistory(config, withSummary(FORMS["langchain, instances"][1], 4));
+  const restored = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON())), config);
+  for (let t = 0; t < 12; t++) restored.push(new HumanMessage(`Turn ${t}: ${"more about the trip. ".repeat(12)}`), new AIMessage(`Noted ${t}. ${"pack light. ".repeat(10)}`));
+  await restored.prepare();
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].previousSummary, EARLIER);
 });
 
 /** A 300-message agent session with 20 KB tool results. */
