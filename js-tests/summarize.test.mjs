@@ -106,6 +106,26 @@ test("summarize: an abort rejects with ABORTED and aborts the summarizer's signa
     (e) => e.code === "ABORTED");
 });
 
+test("an aborted signal rejects with ABORTED where the summary is judged too large before the summarizer is asked", async () => {
+  // The summarizer is never asked here (no room beside the summary's tag): the abort was
+  // ignored, and the reduction went on to its fallback.
+  const reason = new Error("user navigated away");
+  const signal = AbortSignal.abort(reason);
+  let calls = 0;
+  const summarizer = async () => { calls++; return "s"; };
+  const aborted = (e) => e instanceof ReduceError && e.code === "ABORTED" && e.cause === reason;
+  const history = [{ role: "system", content: "S" }];
+  for (let i = 0; i < 6; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `${i}`.repeat(100) });
+  history.push({ role: "user", content: "q".repeat(500) }, { role: "assistant", content: "a".repeat(70) });
+  const summarize = { strategy: "summarize", maxTokens: 750, targetTokens: 600, countTokens: byLength, summarizer };
+  assert.equal((await reduce(history, summarize)).events[0].reason, "tooLarge", "judged too large without asking");
+  await assert.rejects(reduce(history, { ...summarize, signal }), aborted);
+  const progressive = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 0.5, summarizer };
+  assert.ok((await reduce(chat(20), progressive)).events.some((e) => e.kind === "round" && e.reason === "tooLarge"));
+  await assert.rejects(reduce(chat(20), { ...progressive, signal }), aborted);
+  assert.equal(calls, 0);
+});
+
 test("onEvent reports progress as it happens", async () => {
   const seen = [];
   await reduce(chat(20), { strategy: "summarize", targetMessages: 8, summarizer: async () => "s", onEvent: (e) => seen.push(e.type) });
