@@ -1069,24 +1069,31 @@ test("summarize: the summary may have no more than the target leaves beside the 
   assert.equal(requests.length, 2, "not asked");
 });
 
-test("summarize with only a message target: asked for a quarter of what it replaces; a summary longer than that is too large", async () => {
+test("summarize with only a message target: the summary is judged by summaryMaxTokens (1000 unless set), not by the few short messages it replaces", async () => {
+  // A summary longer than the short messages it replaced was too large: the early turns went
+  // with no summary at all.
   const history = [];
   for (let i = 0; i < 12; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `message ${i} `.repeat(8) });
   const requests = [];
-  const long = "word ".repeat(2000);
-  const r = await reduce(history, {
-    strategy: "summarize", targetMessages: 4, thresholdMessages: 0,
-    summarizer: async (req) => { requests.push(req); return long; },
-  });
+  const config = { strategy: "summarize", targetMessages: 4, thresholdMessages: 0 };
   const replaced = estimateTokens(history.slice(0, 8));
-  assert.equal(requests[0].targetTokens, Math.ceil(replaced / 4));
-  assert.deepEqual(r.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
-  assert.equal(r.summary, undefined);
-  await assert.rejects(reduce(history, {
-    strategy: "summarize", targetMessages: 4, thresholdMessages: 0, onSummarizerError: "throw", summarizer: async () => long,
-  }), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
-  const ok = await reduce(history, { strategy: "summarize", targetMessages: 4, thresholdMessages: 0, summarizer: async () => "Short." });
-  assert.equal(ok.summary.content, "<conversation-summary>Short.</conversation-summary>");
+  const longer = "Ada asked about the trip; ".repeat(Math.ceil(replaced / 4));
+  assert.ok(estimateTokens({ role: "user", content: longer }) > replaced);
+  const r = await reduce(history, { ...config, summarizer: async (req) => { requests.push(req); return longer; } });
+  assert.equal(r.summary.content, `<conversation-summary>${longer.trim()}</conversation-summary>`);
+  assert.deepEqual(r.summarized, [0, 1, 2, 3, 4, 5, 6, 7]);
+  // Asked for what the default leaves for the text (its tag is beside it), less a token for
+  // the rounding.
+  assert.equal(requests[0].targetTokens, 1000 - 1);
+  // Over the default, or over summaryMaxTokens, it is too large.
+  const long = "word ".repeat(2000);
+  const tooLong = await reduce(history, { ...config, summarizer: async () => long });
+  assert.deepEqual(tooLong.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
+  assert.equal(tooLong.summary, undefined);
+  await assert.rejects(reduce(history, { ...config, onSummarizerError: "throw", summarizer: async () => long }),
+    (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
+  await assert.rejects(reduce(history, { ...config, summaryMaxTokens: 20, onSummarizerError: "throw", summarizer: async () => longer }),
+    (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
 });
 
 test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {

@@ -233,8 +233,9 @@ export interface ReduceConfig<M = Message> {
   summaryRole?: "user" | "system" | "assistant";
   /** The summary text is wrapped in `<tag>…</tag>`. Default `"conversation-summary"`. */
   summaryTag?: string;
-  /** The most tokens the summary message may have, its tag, role and overhead included
-   * (a longer one is `SUMMARY_TOO_LARGE`). Default `floor(0.25 * targetTokens)`. */
+  /** The most tokens the summary's text may have, its tag, role and overhead beside it (a
+   * longer one is `SUMMARY_TOO_LARGE`). Default `floor(0.25 * targetTokens)`; without a
+   * token target, 1000 for `summarize`. */
   summaryMaxTokens?: number;
   onSummarizerError?: "fallback" | "throw";
   timeoutMs?: number;
