@@ -1285,6 +1285,23 @@ test("vercel-ui: a message with tool parts is a tool message (priority removes i
   assert.match(digest.parts[0].text, /→ .*result 3/);
 });
 
+test("vercel-ui with minToolRun 1: a one-message tool run is a shallow copy of it (its id and metadata kept), not a new message", () => {
+  const text = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
+  const tool = { id: "a1", role: "assistant", metadata: { createdAt: 1 }, parts: [{ type: "tool-search", toolCallId: "c1", state: "output-available", input: { q: 1 }, output: `result ${"lorem ipsum dolor ".repeat(200)}` }] };
+  const ui = [text("u0", "user", "find things"), tool, text("u1", "user", "thanks"), text("a9", "assistant", "welcome")];
+  const r = reduceSync(ui, { strategy: "progressive", maxTokens: 300, minToolRun: 1 });
+  assert.deepEqual(r.events.map((e) => e.type), ["toolRuns"]);
+  assert.deepEqual(r.rewritten, [1]);
+  const digest = r.messages[1];
+  assert.equal(digest.id, "a1");
+  assert.deepEqual(digest.metadata, { createdAt: 1 });
+  assert.equal(digest.role, "assistant");
+  assert.match(digest.parts[0].text, /^\[compressed tool run: 1 messages, stored as (ctx_[0-9a-f]{16});.*\n- called search\(\{"q":1\}\)/);
+  assert.deepEqual(r.offloaded[digest.parts[0].text.match(/ctx_[0-9a-f]{16}/)[0]], [tool]);
+  // Stable: reduced again, nothing changes (SPEC §9.9).
+  assert.equal(reduceSync(r.messages, { strategy: "progressive", maxTokens: 300, minToolRun: 1 }).reduced, false);
+});
+
 test("anthropic: a plain-text document (and one of content blocks) counts as its text, not as an image", () => {
   const text = "Clause 4.2: the supplier shall deliver the goods within thirty days. ".repeat(300);
   const asDocument = { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: text } }] };

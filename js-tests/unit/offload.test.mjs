@@ -194,3 +194,30 @@ test("compressRun in gemini: a user turn that is no user input", () => {
   assert.equal(back.roles[1], USER);
   assert.equal(back.flags[1], COMPRESSED); // not REAL_USER
 });
+
+test("compressRun of one message whose calls and results are in its content: a copy of it, id and fields kept", () => {
+  const tool = { type: "tool-search", toolCallId: "c1", state: "output-available", input: { q: 1 }, output: "hits" };
+  const ui = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "q" }] },
+    { id: "a1", role: "assistant", parts: [tool], metadata: { model: "m" } },
+    { id: "a2", role: "assistant", parts: [{ type: "text", text: "done" }] },
+  ];
+  const { message, id } = compressRun(handed(ui), [1], 200);
+  assert.equal(id, offloadId([ui[1]]));
+  assert.deepEqual(message, { id: "a1", role: "assistant", parts: [{ type: "text", text: message.parts[0].text }], metadata: { model: "m" } });
+  assert.match(message.parts[0].text, /^\[compressed tool run: 1 messages, stored as ctx_[0-9a-f]{16}; .*\n- called search\(\{"q":1\}\)\n {2}→ hits$/);
+  assert.equal(handed([ui[0], message, ui[2]]).flags[1], COMPRESSED);
+  // An Anthropic message with a server tool's use and result.
+  const anthropic = [
+    { role: "user", content: "q" },
+    { role: "assistant", id: "msg_1", content: [{ type: "server_tool_use", id: "s1", name: "web_search", input: { query: "x" } }, { type: "web_search_tool_result", tool_use_id: "s1", content: [] }] },
+    { role: "user", content: "thanks" },
+  ];
+  const copy = compressRun(handed(anthropic), [1], 200).message;
+  assert.equal(copy.id, "msg_1");
+  assert.equal(copy.role, "assistant");
+  assert.match(typeof copy.content === "string" ? copy.content : copy.content[0].text, /^\[compressed tool run: 1 messages/);
+  // A run of several is one new message.
+  const two = [...ui.slice(0, 2), { id: "a3", role: "assistant", parts: [{ ...tool, toolCallId: "c2" }] }, ui[2]];
+  assert.match(compressRun(handed(two), [1, 2], 200).message.id, /^summary-/);
+});

@@ -267,8 +267,19 @@ export function compressRun(reading, indices, previewChars, summary) {
     });
   }
   const role = reading.format === "gemini" ? "user" : "assistant";
-  return { message: makeMessage(reading, role, lines.join("\n")), id };
+  const message = makeMessage(reading, role, lines.join("\n"));
+  // A run of one message whose calls and results are all in its content (a UIMessage's tool
+  // parts; server and provider-run tools) is that message with its content changed, its id
+  // and other fields kept (SPEC §2), not a new message.
+  if (run.length === 1 && ONE_MESSAGE_RUNS.has(reading.format)) {
+    return { message: withContent(reading.format, run[0], contentOf(reading.format, message)), id };
+  }
+  return { message, id };
 }
+
+/** The formats whose calls and results are parts of a message's content, so that a copy
+ * with other content holds none of them. */
+const ONE_MESSAGE_RUNS = new Set(["vercel-ui", "vercel", "anthropic"]);
 
 /**
  * The `context_reload` tool: give it to the model so that it can ask for an offloaded
