@@ -448,6 +448,29 @@ test("reloadTool is a tool definition for OpenAI, Anthropic and the AI SDK; Chat
   assert.equal(JSON.stringify(restored.reload(ids[0])), JSON.stringify(h.reload(ids[0])));
 });
 
+test("ChatHistory.reload of a tool-run digest made over earlier previews gives the originals", {
+  todo: "resolveOffloads (js/offload.js) is to be called where ChatHistory stores a reduction's offloads (src/wasm/history.rs prepare)",
+}, async () => {
+  const big = `rows: ${"2024-05-01,Lisbon,18C,sunny; ".repeat(300)}`;
+  const call = (id, q) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "weather", arguments: JSON.stringify({ q }) } }] });
+  const h = new ChatHistory({ strategy: "progressive", maxTokens: 2000, minToolRun: 4 }, [{ role: "system", content: "You plan trips." }]);
+  const round1 = [{ role: "user", content: "How was May in Lisbon?" }, call("c1", "Lisbon May"), { role: "tool", tool_call_id: "c1", content: big },
+    call("c2", "Porto May"), { role: "tool", tool_call_id: "c2", content: "Porto: mild." }, { role: "assistant", content: "Mild and sunny." }];
+  h.push(...round1);
+  // Round 1 is the current round: its large result becomes a preview (stage 2).
+  let sent = await h.prepare();
+  const preview = sent[3];
+  assert.match(preview.content, /^\[offloaded \d+ tokens as ctx_/);
+  // Once round 1 is old, its four tool messages are one run: a digest over the preview.
+  h.push({ role: "user", content: "And June?" }, { role: "assistant", content: `June: ${"warm, ".repeat(1200)}` }, { role: "user", content: "Thanks!" });
+  sent = await h.prepare();
+  const digest = sent.find((m) => typeof m.content === "string" && m.content.startsWith("[compressed tool run: 4 messages"));
+  assert.ok(digest, "the tool run is compressed");
+  const id = digest.content.match(/ctx_[0-9a-f]{16}/)[0];
+  // The originals themselves, the large result as it was (not its preview).
+  assert.deepEqual(h.reload(id).map((m) => round1.indexOf(m)), [1, 2, 3, 4]);
+});
+
 test("progressive never edits reasoning: items and parts keep their text", () => {
   const big = "data ".repeat(3000);
   const vercel = [

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { compressRun, offloadId, offloadMessage, reloadTool, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { compressRun, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -220,4 +220,36 @@ test("compressRun of one message whose calls and results are in its content: a c
   // A run of several is one new message.
   const two = [...ui.slice(0, 2), { id: "a3", role: "assistant", parts: [{ ...tool, toolCallId: "c2" }] }, ui[2]];
   assert.match(compressRun(handed(two), [1, 2], 200).message.id, /^summary-/);
+});
+
+test("resolveOffloads: an original that is an earlier preview or compressed text is the originals stored under its id", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: null, tool_calls: [openaiCall("c1"), openaiCall("c2")] },
+    { role: "tool", tool_call_id: "c1", content: LONG },
+    { role: "tool", tool_call_id: "c2", content: LONG + "2" },
+  ];
+  const first = offloadMessage(handed(messages), 2, 20, 100);
+  const second = rewriteWithSummary(handed(messages), 3, "short");
+  const known = { [first.id]: [messages[2]] };
+  const previews = [messages[0], messages[1], first.message, second.message];
+  // The digest of a run over both, stored with the rewrite of the same reduction.
+  const digest = compressRun(handed(previews), [1, 2, 3], 200);
+  const added = { [second.id]: [messages[3]], [digest.id]: [messages[1], first.message, second.message] };
+  const resolved = resolveOffloads(known, added);
+  assert.deepEqual(resolved[digest.id], [messages[1], messages[2], messages[3]]);
+  assert.equal(resolved[digest.id][1], messages[2], "the stored objects themselves");
+  assert.deepEqual(resolved[second.id], [messages[3]]);
+  assert.notEqual(resolved, added);
+  assert.deepEqual(added[digest.id], [messages[1], first.message, second.message], "added is left as it was");
+  // An id not stored stays a preview; other formats' previews are found too.
+  assert.deepEqual(resolveOffloads({}, { x: [first.message] }).x, [first.message]);
+  const ui = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] },
+    { id: "a", role: "assistant", parts: [{ type: "tool-f", toolCallId: "c", state: "output-available", input: {}, output: LONG }] }];
+  const uiPreview = offloadMessage(handed(ui), 1, 20, 100);
+  assert.deepEqual(resolveOffloads({ [uiPreview.id]: [ui[1]] }, { d: [uiPreview.message] }).d, [ui[1]]);
+  const lc = [new HumanMessage("q"), new AIMessage({ content: "", tool_calls: [{ id: "c", name: "f", args: {} }] }), new ToolMessage({ tool_call_id: "c", content: LONG })];
+  const serialized = JSON.parse(JSON.stringify(lc));
+  const lcPreview = offloadMessage(handed(serialized), 2, 20, 100);
+  assert.deepEqual(resolveOffloads({ [lcPreview.id]: [serialized[2]] }, { d: [lcPreview.message] }).d, [serialized[2]]);
 });
