@@ -87,22 +87,21 @@ const consume = (x) => { sink = (sink + (Array.isArray(x) ? x.length : x && x.me
 // ---- the peers --------------------------------------------------------------------------
 
 /** Tokens of one OpenAI message the way `estimator: "length"` counts them (SPEC §3): per
- * message 3, plus ceil(length / 4) for each text: role, name, content, each call's id, name
- * and arguments, the result's tool_call_id. */
-const ROLE_TOKENS = { system: 2, developer: 3, user: 1, assistant: 3, tool: 1 };
+ * message 3, plus ceil(length / 4) of all its texts, rounded once: role, name, content,
+ * each call's id, name and arguments, the result's tool_call_id. */
 function lengthTokens(m) {
-  let t = 3 + (ROLE_TOKENS[m.role] ?? Math.ceil(m.role.length / 4));
-  if (typeof m.content === "string") t += Math.ceil(m.content.length / 4);
-  if (typeof m.name === "string") t += Math.ceil(m.name.length / 4);
+  let chars = m.role.length;
+  if (typeof m.content === "string") chars += m.content.length;
+  if (typeof m.name === "string") chars += m.name.length;
   const calls = m.tool_calls;
   if (calls !== undefined && calls !== null) {
     for (let k = 0; k < calls.length; k++) {
       const c = calls[k];
-      t += Math.ceil(c.id.length / 4) + Math.ceil(c.function.name.length / 4) + Math.ceil(c.function.arguments.length / 4);
+      chars += c.id.length + c.function.name.length + c.function.arguments.length;
     }
   }
-  if (typeof m.tool_call_id === "string") t += Math.ceil(m.tool_call_id.length / 4);
-  return t;
+  if (typeof m.tool_call_id === "string") chars += m.tool_call_id.length;
+  return 3 + Math.ceil(chars / 4);
 }
 
 /**
@@ -135,6 +134,8 @@ export function plainTrim(messages, maxTokens) {
   return out;
 }
 
+const OPENAI_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
 /**
  * The plain loop after a check of every message (its role, content, tool calls and their
  * ids: what a reducer has to look at to report a malformed or mixed-format history instead
@@ -146,7 +147,7 @@ export function checkedTrim(messages, maxTokens) {
     const m = messages[i];
     if (m === null || typeof m !== "object") throw new Error(`message ${i} is not an object`);
     const role = m.role, content = m.content;
-    if (!Object.hasOwn(ROLE_TOKENS, role) || m.type !== undefined || m.parts !== undefined) throw new Error(`message ${i}: not an OpenAI message`);
+    if (!OPENAI_ROLES.has(role) || m.type !== undefined || m.parts !== undefined) throw new Error(`message ${i}: not an OpenAI message`);
     if (typeof content !== "string" && content !== null && content !== undefined && !Array.isArray(content)) throw new Error(`message ${i}: bad content`);
     if (role === "assistant") {
       const calls = m.tool_calls;
@@ -164,8 +165,8 @@ export function checkedTrim(messages, maxTokens) {
 /** `plainTrim` (and `lengthTokens`) compiled again for `checkedTrim`: its copies of the
  * messages have other hidden classes, which would make the plain loop's property loads
  * polymorphic and slow it (measured: 2–3× at every size) if it shared the functions. */
-const CHECKED_TRIM = new Function("ROLE_TOKENS",
-  `${lengthTokens.toString()}\n${plainTrim.toString().replace(/^export /, "")}\nreturn plainTrim;`)(ROLE_TOKENS);
+const CHECKED_TRIM = new Function(
+  `${lengthTokens.toString()}\n${plainTrim.toString().replace(/^export /, "")}\nreturn plainTrim;`)();
 
 /** OpenAI → LangChain.js messages (done once, outside the timings). */
 function toLangChain(messages) {

@@ -1296,6 +1296,23 @@ test("vercel-ui: a message with tool parts is a tool message (priority removes i
   assert.match(digest.parts[0].text, /→ .*result 3/);
 });
 
+test("vercel-ui with minToolRun 1: a one-message tool run is a shallow copy of it (its id and metadata kept), not a new message", () => {
+  const text = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
+  const tool = { id: "a1", role: "assistant", metadata: { createdAt: 1 }, parts: [{ type: "tool-search", toolCallId: "c1", state: "output-available", input: { q: 1 }, output: `result ${"lorem ipsum dolor ".repeat(200)}` }] };
+  const ui = [text("u0", "user", "find things"), tool, text("u1", "user", "thanks"), text("a9", "assistant", "welcome")];
+  const r = reduceSync(ui, { strategy: "progressive", maxTokens: 300, minToolRun: 1 });
+  assert.deepEqual(r.events.map((e) => e.type), ["toolRuns"]);
+  assert.deepEqual(r.rewritten, [1]);
+  const digest = r.messages[1];
+  assert.equal(digest.id, "a1");
+  assert.deepEqual(digest.metadata, { createdAt: 1 });
+  assert.equal(digest.role, "assistant");
+  assert.match(digest.parts[0].text, /^\[compressed tool run: 1 messages, stored as (ctx_[0-9a-f]{16});.*\n- called search\(\{"q":1\}\)/);
+  assert.deepEqual(r.offloaded[digest.parts[0].text.match(/ctx_[0-9a-f]{16}/)[0]], [tool]);
+  // Stable: reduced again, nothing changes (SPEC §9.9).
+  assert.equal(reduceSync(r.messages, { strategy: "progressive", maxTokens: 300, minToolRun: 1 }).reduced, false);
+});
+
 test("anthropic: a plain-text document (and one of content blocks) counts as its text, not as an image", () => {
   const text = "Clause 4.2: the supplier shall deliver the goods within thirty days. ".repeat(300);
   const asDocument = { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: text } }] };
@@ -1386,12 +1403,27 @@ test("Gemini: call and response ids count as texts, and a multimodal response's 
 
 test("the length estimator counts a message's OpenAI role, as LangChain's approximate counter does (LangChain's types, Gemini's model)", () => {
   const config = { estimator: "length", charsPerToken: 4 };
-  const expected = (role, text) => 3 + Math.ceil(role.length / 4) + Math.ceil(text.length / 4);
+  const expected = (role, text) => 3 + Math.ceil((role.length + text.length) / 4);
   assert.equal(estimateTokens(new HumanMessage("hello world!"), config), expected("user", "hello world!"));
   assert.equal(estimateTokens(new AIMessage("hello world!"), config), expected("assistant", "hello world!"));
   assert.equal(estimateTokens({ type: "human", content: "hello world!" }, config), expected("user", "hello world!"));
   assert.equal(estimateTokens({ role: "model", parts: [{ text: "hello world!" }] }, config), expected("assistant", "hello world!"));
   assert.equal(estimateTokens({ role: "user", content: "hello world!" }, config), expected("user", "hello world!"));
+});
+
+test("the length estimator rounds once per message, as LangChain's approximate counter does (SPEC §3)", () => {
+  const config = { estimator: "length", charsPerToken: 4 };
+  // "user" + "ada" + "hi": 9 characters, 3 tokens (a text at a time: 1 + 1 + 1 = 3 too);
+  // "assistant" + "bob" + "hello": 17 characters, 5 tokens (a text at a time: 3 + 1 + 2 = 6).
+  const named = [{ role: "user", name: "ada", content: "hi" }, { role: "assistant", name: "bob", content: "hello" }];
+  assert.equal(estimateTokens(named, config), 3 + 3 + 3 + 5);
+  // "tool" + "call_1" + "done!": 15 characters, 4 tokens (1 + 2 + 2 = 5 a text at a time);
+  // its call, "assistant" + "call_1" + "f" + "{}": 18 characters, 5 tokens (3 + 2 + 1 + 1 = 7).
+  const call = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  assert.equal(estimateTokens({ role: "tool", tool_call_id: "call_1", content: "done!" }, config), 3 + 4);
+  assert.equal(estimateTokens(call, config), 3 + 5);
+  // The same in LangChain's own form, and with a payload written out late (plain data).
+  assert.equal(estimateTokens({ type: "ai", content: "", tool_calls: [{ id: "call_1", name: "f", args: {} }] }, config), 3 + 5);
 });
 
 test("openai-responses: a local_shell_call_output names its call by id, as the API's type has it", () => {

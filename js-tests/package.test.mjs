@@ -540,6 +540,17 @@ test("a truncation's tokensBefore is the full estimate, read late, frozen or ass
   assert.equal({ ...reduceSync(fresh(), config) }.tokensBefore, total);
 });
 
+test("an async countTokens is INVALID_CONFIG that says it returned a Promise and must be synchronous", async () => {
+  const input = conversation(2);
+  const config = { maxTokens: 100, countTokens: async () => 1 };
+  const promised = (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "countTokens" && e.index === 0 &&
+    /countTokens returned a Promise for message 0; it must be synchronous/.test(e.message) && /tokenCounts/.test(e.message);
+  for (const call of [() => reduceSync(input, config), () => estimateTokens(input, config), () => shouldReduce(input, config)]) {
+    assert.throws(call, promised, String(call));
+  }
+  await assert.rejects(reduce(input, config), promised);
+});
+
 test("no input is 0 tokens, not -0", () => {
   // (An empty f64 sum in Rust is -0, which strict equality in tests, and Object.is, tell apart.)
   for (const estimator of ["classes", "length"]) {

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, ChatHistory, ReduceError, reloadTool, estimateTokens } from "chat-history-reducer";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -105,6 +106,26 @@ test("summarize: an abort rejects with ABORTED and aborts the summarizer's signa
     (e) => e.code === "ABORTED");
 });
 
+test("an aborted signal rejects with ABORTED where the summary is judged too large before the summarizer is asked", async () => {
+  // The summarizer is never asked here (no room beside the summary's tag): the abort was
+  // ignored, and the reduction went on to its fallback.
+  const reason = new Error("user navigated away");
+  const signal = AbortSignal.abort(reason);
+  let calls = 0;
+  const summarizer = async () => { calls++; return "s"; };
+  const aborted = (e) => e instanceof ReduceError && e.code === "ABORTED" && e.cause === reason;
+  const history = [{ role: "system", content: "S" }];
+  for (let i = 0; i < 6; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `${i}`.repeat(100) });
+  history.push({ role: "user", content: "q".repeat(500) }, { role: "assistant", content: "a".repeat(70) });
+  const summarize = { strategy: "summarize", maxTokens: 750, targetTokens: 600, countTokens: byLength, summarizer };
+  assert.equal((await reduce(history, summarize)).events[0].reason, "tooLarge", "judged too large without asking");
+  await assert.rejects(reduce(history, { ...summarize, signal }), aborted);
+  const progressive = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 0.5, summarizer };
+  assert.ok((await reduce(chat(20), progressive)).events.some((e) => e.kind === "round" && e.reason === "tooLarge"));
+  await assert.rejects(reduce(chat(20), { ...progressive, signal }), aborted);
+  assert.equal(calls, 0);
+});
+
 test("onEvent reports progress as it happens", async () => {
   const seen = [];
   await reduce(chat(20), { strategy: "summarize", targetMessages: 8, summarizer: async () => "s", onEvent: (e) => seen.push(e.type) });
@@ -124,6 +145,76 @@ test("summaries are written in the input's own format", async () => {
   const responses = gemini.map((m) => ({ type: "message", role: m.role === "model" ? "assistant" : "user", content: [{ type: m.role === "model" ? "output_text" : "input_text", text: m.parts[0].text }] }));
   const o = await reduce(responses, { strategy: "summarize", targetMessages: 4, summarizer, summaryRole: "system" });
   assert.deepEqual(o.summary, { type: "message", role: "system", content: [{ type: "input_text", text: "<conversation-summary>short</conversation-summary>" }] });
+});
+
+let uiIds = 0;
+
+/** `(role, text) => message` ("user" or "assistant") in each format and each form of its
+ * content, with the format to name (auto-detection takes text parts for OpenAI's). */
+const FORMS = {
+  "openai, strings": ["openai", (role, text) => ({ role, content: text })],
+  "openai, parts": ["openai", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "openai-responses, content parts": ["openai-responses", (role, text) => ({ type: "message", role, content: [{ type: role === "user" ? "input_text" : "output_text", text }] })],
+  "openai-responses, strings": ["openai-responses", (role, text) => ({ type: "message", role, content: text })],
+  "anthropic, strings": ["anthropic", (role, text) => ({ role, content: text })],
+  "anthropic, blocks": ["anthropic", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "vercel, parts": ["vercel", (role, text) => ({ role, content: [{ type: "text", text }] })],
+  "vercel-ui, UIMessage parts": ["vercel-ui", (role, text) => ({ id: `m${++uiIds}`, role, parts: [{ type: "text", text }] })],
+  "gemini, parts": ["gemini", (role, text) => ({ role: role === "user" ? "user" : "model", parts: [{ text }] })],
+  "langchain, instances": ["langchain", (role, text) => (role === "user" ? new HumanMessage(text) : new AIMessage(text))],
+  "langchain, plain": ["langchain", (role, text) => ({ type: role === "user" ? "human" : "ai", content: text })],
+  "langchain, toDict": ["langchain", (role, text) => ({ type: role === "user" ? "human" : "ai", data: { content: text } })],
+  "langchain, serialized": ["langchain", (role, text) => JSON.parse(JSON.stringify(role === "user" ? new HumanMessage(text) : new AIMessage(text)))],
+};
+
+const EARLIER = "Ada flies to Lisbon in May.";
+
+/** An earlier summary, then `turns` turns of ~60 tokens, in one of `FORMS`. */
+function withSummary(make, turns) {
+  const m = [make("user", `<conversation-summary>${EARLIER}</conversation-summary>`)];
+  for (let t = 0; t < turns; t++) {
+    m.push(make("user", `Turn ${t}: what should Ada pack for day ${t} of the trip? ${"Some detail. ".repeat(12)}`));
+    m.push(make("assistant", `Day ${t}: ${"a jacket, good shoes, a map. ".repeat(8)}`));
+  }
+  return m;
+}
+
+test("an earlier summary's text reaches the summarizer as previousSummary in every format and form (summarize and progressive rounds)", async () => {
+  // LangChain's serialized form (JSON of instances, what ChatHistory.fromJSON restores) had
+  // its summary recognised and replaced, with previousSummary "": the old summary was lost.
+  for (const [form, [format, make]] of Object.entries(FORMS)) {
+    const input = withSummary(make, 10);
+    for (const strategy of ["summarize", "progressive"]) {
+      const requests = [];
+      const r = await reduce(input, {
+        strategy, format, maxTokens: 1200,
+        summarizer: async (req) => { requests.push(req); return "Ada packs a jacket."; },
+      });
+      const asked = requests.filter((q) => q.kind === "history" || q.kind === "round");
+      assert.equal(asked.length, 1, `${form} ${strategy}`);
+      assert.equal(asked[0].previousSummary, EARLIER, `${form} ${strategy}`);
+      assert.ok(r.summarized.includes(0), `${form} ${strategy}: the earlier summary is replaced`);
+      assert.ok(!asked[0].messages.includes(input[0]), `${form} ${strategy}: not among the messages`);
+      // The new summary is recognised in turn: its text goes on to the next one.
+      const next = [];
+      await reduce([...r.messages, ...withSummary(make, 10).slice(1)], {
+        strategy, format, maxTokens: 1200,
+        summarizer: async (req) => { next.push(req); return "Ada packs a jacket and a map."; },
+      });
+      assert.equal(next.find((q) => q.kind === "history" || q.kind === "round").previousSummary, "Ada packs a jacket.", `${form} ${strategy}: again`);
+    }
+  }
+});
+
+test("ChatHistory after a JSON round trip of LangChain messages passes the earlier summary on", async () => {
+  const requests = [];
+  const config = { strategy: "summarize", maxTokens: 1200, summarizer: async (req) => { requests.push(req); return `summary ${requests.length}`; } };
+  const h = new ChatHistory(config, withSummary(FORMS["langchain, instances"][1], 4));
+  const restored = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON())), config);
+  for (let t = 0; t < 12; t++) restored.push(new HumanMessage(`Turn ${t}: ${"more about the trip. ".repeat(12)}`), new AIMessage(`Noted ${t}. ${"pack light. ".repeat(10)}`));
+  await restored.prepare();
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].previousSummary, EARLIER);
 });
 
 /** A 300-message agent session with 20 KB tool results. */
@@ -354,6 +445,29 @@ test("reloadTool is a tool definition for OpenAI, Anthropic and the AI SDK; Chat
   assert.equal(h.reload("ctx_nope"), undefined);
   const restored = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), { strategy: "progressive", maxTokens: 6000 });
   assert.equal(JSON.stringify(restored.reload(ids[0])), JSON.stringify(h.reload(ids[0])));
+});
+
+test("ChatHistory.reload of a tool-run digest made over earlier previews gives the originals", {
+  todo: "resolveOffloads (js/offload.js) is to be called where ChatHistory stores a reduction's offloads (src/wasm/history.rs prepare)",
+}, async () => {
+  const big = `rows: ${"2024-05-01,Lisbon,18C,sunny; ".repeat(300)}`;
+  const call = (id, q) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "weather", arguments: JSON.stringify({ q }) } }] });
+  const h = new ChatHistory({ strategy: "progressive", maxTokens: 2000, minToolRun: 4 }, [{ role: "system", content: "You plan trips." }]);
+  const round1 = [{ role: "user", content: "How was May in Lisbon?" }, call("c1", "Lisbon May"), { role: "tool", tool_call_id: "c1", content: big },
+    call("c2", "Porto May"), { role: "tool", tool_call_id: "c2", content: "Porto: mild." }, { role: "assistant", content: "Mild and sunny." }];
+  h.push(...round1);
+  // Round 1 is the current round: its large result becomes a preview (stage 2).
+  let sent = await h.prepare();
+  const preview = sent[3];
+  assert.match(preview.content, /^\[offloaded \d+ tokens as ctx_/);
+  // Once round 1 is old, its four tool messages are one run: a digest over the preview.
+  h.push({ role: "user", content: "And June?" }, { role: "assistant", content: `June: ${"warm, ".repeat(1200)}` }, { role: "user", content: "Thanks!" });
+  sent = await h.prepare();
+  const digest = sent.find((m) => typeof m.content === "string" && m.content.startsWith("[compressed tool run: 4 messages"));
+  assert.ok(digest, "the tool run is compressed");
+  const id = digest.content.match(/ctx_[0-9a-f]{16}/)[0];
+  // The originals themselves, the large result as it was (not its preview).
+  assert.deepEqual(h.reload(id).map((m) => round1.indexOf(m)), [1, 2, 3, 4]);
 });
 
 test("progressive never edits reasoning: items and parts keep their text", () => {
@@ -977,24 +1091,31 @@ test("summarize: the summary may have no more than the target leaves beside the 
   assert.equal(requests.length, 2, "not asked");
 });
 
-test("summarize with only a message target: asked for a quarter of what it replaces; a summary longer than that is too large", async () => {
+test("summarize with only a message target: the summary is judged by summaryMaxTokens (1000 unless set), not by the few short messages it replaces", async () => {
+  // A summary longer than the short messages it replaced was too large: the early turns went
+  // with no summary at all.
   const history = [];
   for (let i = 0; i < 12; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `message ${i} `.repeat(8) });
   const requests = [];
-  const long = "word ".repeat(2000);
-  const r = await reduce(history, {
-    strategy: "summarize", targetMessages: 4, thresholdMessages: 0,
-    summarizer: async (req) => { requests.push(req); return long; },
-  });
+  const config = { strategy: "summarize", targetMessages: 4, thresholdMessages: 0 };
   const replaced = estimateTokens(history.slice(0, 8));
-  assert.equal(requests[0].targetTokens, Math.ceil(replaced / 4));
-  assert.deepEqual(r.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
-  assert.equal(r.summary, undefined);
-  await assert.rejects(reduce(history, {
-    strategy: "summarize", targetMessages: 4, thresholdMessages: 0, onSummarizerError: "throw", summarizer: async () => long,
-  }), (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
-  const ok = await reduce(history, { strategy: "summarize", targetMessages: 4, thresholdMessages: 0, summarizer: async () => "Short." });
-  assert.equal(ok.summary.content, "<conversation-summary>Short.</conversation-summary>");
+  const longer = "Ada asked about the trip; ".repeat(Math.ceil(replaced / 4));
+  assert.ok(estimateTokens({ role: "user", content: longer }) > replaced);
+  const r = await reduce(history, { ...config, summarizer: async (req) => { requests.push(req); return longer; } });
+  assert.equal(r.summary.content, `<conversation-summary>${longer.trim()}</conversation-summary>`);
+  assert.deepEqual(r.summarized, [0, 1, 2, 3, 4, 5, 6, 7]);
+  // Asked for what the default leaves for the text (its tag is beside it), less a token for
+  // the rounding.
+  assert.equal(requests[0].targetTokens, 1000 - 1);
+  // Over the default, or over summaryMaxTokens, it is too large.
+  const long = "word ".repeat(2000);
+  const tooLong = await reduce(history, { ...config, summarizer: async () => long });
+  assert.deepEqual(tooLong.events.map((e) => [e.type, e.reason]), [["summarizeFailed", "tooLarge"], ["truncate", undefined]]);
+  assert.equal(tooLong.summary, undefined);
+  await assert.rejects(reduce(history, { ...config, onSummarizerError: "throw", summarizer: async () => long }),
+    (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
+  await assert.rejects(reduce(history, { ...config, summaryMaxTokens: 20, onSummarizerError: "throw", summarizer: async () => longer }),
+    (e) => e instanceof ReduceError && e.code === "SUMMARY_TOO_LARGE");
 });
 
 test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {

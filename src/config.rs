@@ -14,6 +14,10 @@ const MAX_WEIGHT: f64 = 1000.0;
 /// `Infinity`.
 const MIN_CHARS_PER_TOKEN: f64 = 0.01;
 
+/// `summaryMaxTokens` of `summarize` without a token target (else a quarter of the target):
+/// a summary judged by what it replaces would be refused where a few short messages go.
+pub const DEFAULT_SUMMARY_MAX_TOKENS: f64 = 1000.0;
+
 /// An option's value as the caller gave it, before validation. The boundary turns
 /// JavaScript values into these; tests build them directly.
 #[derive(Clone, Debug, PartialEq)]
@@ -514,7 +518,8 @@ impl Config {
         }
         c.summary_max_tokens = r
             .positive("summaryMaxTokens")?
-            .or(c.target_tokens.map(|t| (0.25 * t).floor()));
+            .or(c.target_tokens.map(|t| (0.25 * t).floor()))
+            .or((c.strategy == Strategy::Summarize).then_some(DEFAULT_SUMMARY_MAX_TOKENS));
         if let Some(e) = r.choice(
             "onSummarizerError",
             &[
@@ -710,6 +715,18 @@ mod tests {
         let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();
         assert_eq!(c.target_tokens, Some(800.0));
         assert_eq!(c.summary_max_tokens, Some(200.0));
+        // Without a token target: a fixed one for summarize; progressive bounds a round
+        // summary by what it replaces.
+        let messages = |strategy: &str| {
+            Config::from_pairs(&[
+                ("targetMessages", Number(10.0)),
+                ("strategy", Text(strategy.into())),
+            ])
+            .unwrap()
+            .summary_max_tokens
+        };
+        assert_eq!(messages("summarize"), Some(DEFAULT_SUMMARY_MAX_TOKENS));
+        assert_eq!(messages("progressive"), None);
         assert_eq!(c.keep_last, 1);
         assert_eq!(c.threshold_messages, 5);
         assert!(c.keep_system);

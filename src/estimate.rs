@@ -168,7 +168,8 @@ impl Weights {
 pub enum Estimator {
     /// Weighted by character class (the default).
     Classes(Weights),
-    /// `ceil(utf16_length / chars_per_token)` per text.
+    /// `ceil(utf16_length / chars_per_token)` of a message's texts together, rounded once
+    /// per message (SPEC §3; `js/reading.js` `lengths`).
     Length { chars_per_token: f64 },
 }
 

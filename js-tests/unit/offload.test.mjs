@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { compressRun, offloadId, offloadMessage, reloadTool, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { compressRun, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -193,4 +193,63 @@ test("compressRun in gemini: a user turn that is no user input", () => {
   const back = handed([messages[0], message, messages[3]]);
   assert.equal(back.roles[1], USER);
   assert.equal(back.flags[1], COMPRESSED); // not REAL_USER
+});
+
+test("compressRun of one message whose calls and results are in its content: a copy of it, id and fields kept", () => {
+  const tool = { type: "tool-search", toolCallId: "c1", state: "output-available", input: { q: 1 }, output: "hits" };
+  const ui = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "q" }] },
+    { id: "a1", role: "assistant", parts: [tool], metadata: { model: "m" } },
+    { id: "a2", role: "assistant", parts: [{ type: "text", text: "done" }] },
+  ];
+  const { message, id } = compressRun(handed(ui), [1], 200);
+  assert.equal(id, offloadId([ui[1]]));
+  assert.deepEqual(message, { id: "a1", role: "assistant", parts: [{ type: "text", text: message.parts[0].text }], metadata: { model: "m" } });
+  assert.match(message.parts[0].text, /^\[compressed tool run: 1 messages, stored as ctx_[0-9a-f]{16}; .*\n- called search\(\{"q":1\}\)\n {2}→ hits$/);
+  assert.equal(handed([ui[0], message, ui[2]]).flags[1], COMPRESSED);
+  // An Anthropic message with a server tool's use and result.
+  const anthropic = [
+    { role: "user", content: "q" },
+    { role: "assistant", id: "msg_1", content: [{ type: "server_tool_use", id: "s1", name: "web_search", input: { query: "x" } }, { type: "web_search_tool_result", tool_use_id: "s1", content: [] }] },
+    { role: "user", content: "thanks" },
+  ];
+  const copy = compressRun(handed(anthropic), [1], 200).message;
+  assert.equal(copy.id, "msg_1");
+  assert.equal(copy.role, "assistant");
+  assert.match(typeof copy.content === "string" ? copy.content : copy.content[0].text, /^\[compressed tool run: 1 messages/);
+  // A run of several is one new message.
+  const two = [...ui.slice(0, 2), { id: "a3", role: "assistant", parts: [{ ...tool, toolCallId: "c2" }] }, ui[2]];
+  assert.match(compressRun(handed(two), [1, 2], 200).message.id, /^summary-/);
+});
+
+test("resolveOffloads: an original that is an earlier preview or compressed text is the originals stored under its id", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: null, tool_calls: [openaiCall("c1"), openaiCall("c2")] },
+    { role: "tool", tool_call_id: "c1", content: LONG },
+    { role: "tool", tool_call_id: "c2", content: LONG + "2" },
+  ];
+  const first = offloadMessage(handed(messages), 2, 20, 100);
+  const second = rewriteWithSummary(handed(messages), 3, "short");
+  const known = { [first.id]: [messages[2]] };
+  const previews = [messages[0], messages[1], first.message, second.message];
+  // The digest of a run over both, stored with the rewrite of the same reduction.
+  const digest = compressRun(handed(previews), [1, 2, 3], 200);
+  const added = { [second.id]: [messages[3]], [digest.id]: [messages[1], first.message, second.message] };
+  const resolved = resolveOffloads(known, added);
+  assert.deepEqual(resolved[digest.id], [messages[1], messages[2], messages[3]]);
+  assert.equal(resolved[digest.id][1], messages[2], "the stored objects themselves");
+  assert.deepEqual(resolved[second.id], [messages[3]]);
+  assert.notEqual(resolved, added);
+  assert.deepEqual(added[digest.id], [messages[1], first.message, second.message], "added is left as it was");
+  // An id not stored stays a preview; other formats' previews are found too.
+  assert.deepEqual(resolveOffloads({}, { x: [first.message] }).x, [first.message]);
+  const ui = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] },
+    { id: "a", role: "assistant", parts: [{ type: "tool-f", toolCallId: "c", state: "output-available", input: {}, output: LONG }] }];
+  const uiPreview = offloadMessage(handed(ui), 1, 20, 100);
+  assert.deepEqual(resolveOffloads({ [uiPreview.id]: [ui[1]] }, { d: [uiPreview.message] }).d, [ui[1]]);
+  const lc = [new HumanMessage("q"), new AIMessage({ content: "", tool_calls: [{ id: "c", name: "f", args: {} }] }), new ToolMessage({ tool_call_id: "c", content: LONG })];
+  const serialized = JSON.parse(JSON.stringify(lc));
+  const lcPreview = offloadMessage(handed(serialized), 2, 20, 100);
+  assert.deepEqual(resolveOffloads({ [lcPreview.id]: [serialized[2]] }, { d: [lcPreview.message] }).d, [serialized[2]]);
 });

@@ -111,15 +111,26 @@ test("countTokens: called once per message with (message, index); a bad count is
   assert.throws(() => read([user("x")], "auto", { countTokens: () => { throw mine; } }), (thrown) => thrown === mine);
 });
 
+test("countTokens that returns a Promise: INVALID_CONFIG that says it must be synchronous, its rejection handled", async () => {
+  let rejected;
+  const e = reduceError(() => read([user("x")], "auto", { countTokens: async () => { await null; rejected = true; throw new Error("later"); } }));
+  assert.equal(e.code, "INVALID_CONFIG");
+  assert.equal(e.field, "countTokens");
+  assert.equal(e.index, 0);
+  assert.match(e.message, /countTokens returned a Promise for message 0; it must be synchronous/);
+  assert.match(e.message, /tokenCounts/);
+  // (An unhandled rejection would fail this test's process.)
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(rejected, true);
+});
+
 test("length mode: a message of one text (and its role name) is ceil(length / charsPerToken)", () => {
   const r = read([user("12345678")], "auto", { lengthMode: true });
   // "user" + "12345678": 12 characters, 3 tokens.
   assert.deepEqual(list(r.lengths([0])), [3]);
 });
 
-test("length mode: a message's text lengths are summed, then rounded once (SPEC §3)", {
-  todo: "Reading.text/lengths round each text up (a sum of ceils: 3+1+1+8 = 13); SPEC §3 and docs/options.md say ceil(sum / charsPerToken), rounded once per message (11)",
-}, () => {
+test("length mode: a message's text lengths are summed, then rounded once (SPEC §3)", () => {
   const r = read([
     { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: { long: "x".repeat(20) } } }] },
   ], "auto", { lengthMode: true });

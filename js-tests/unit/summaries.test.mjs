@@ -70,7 +70,7 @@ test("vercel-ui: a summary's id is unique among the input's ids", () => {
   assert.equal(second.id, `${first.id}-2`);
 });
 
-test("langchain: a class instance when the input has one of that type, the toDict form for toDict input", () => {
+test("langchain: a class instance when the input has one of that type, the toDict or serialized form for input in that form", () => {
   const classes = read([new HumanMessage("hi"), new AIMessage("yo")]);
   const human = summaryMessage(classes, "user", TEXT);
   assert.ok(human instanceof HumanMessage);
@@ -79,6 +79,43 @@ test("langchain: a class instance when the input has one of that type, the toDic
 
   const dicts = read([{ type: "human", data: { content: "hi" } }]);
   assert.deepEqual(summaryMessage(dicts, "user", TEXT), { type: "human", data: { content: TEXT } });
+
+  // The serialized form (JSON of instances) for serialized input, read back as a summary.
+  const serialized = read([JSON.parse(JSON.stringify(new HumanMessage("hi")))]);
+  for (const [role, cls] of [["user", "HumanMessage"], ["system", "SystemMessage"], ["assistant", "AIMessage"]]) {
+    const summary = summaryMessage(serialized, role, TEXT);
+    assert.deepEqual(summary, { lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs: { content: TEXT } });
+    const back = read([summary, ...serialized.items]);
+    assert.equal(back.flags[0], SUMMARY, role);
+    assert.equal(summaryText(back, [0], TAG), "They discussed maps.", role);
+  }
+});
+
+test("summaryText: a summary's text in every format and every form of its content", () => {
+  // Each: [the summary holding TEXT, a user input in the same form].
+  const text = (t) => [{ type: "text", text: t }];
+  const serialized = (cls, content) => ({ lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs: { content, additional_kwargs: {} } });
+  const forms = {
+    "openai, a string": [{ role: "user", content: TEXT }, { role: "user", content: "hi" }],
+    "openai, parts": [{ role: "user", content: text(TEXT) }, { role: "user", content: "hi" }],
+    "openai-responses, content parts": [{ type: "message", role: "user", content: [{ type: "input_text", text: TEXT }] }, { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }],
+    "openai-responses, a string": [{ type: "message", role: "user", content: TEXT }, { type: "message", role: "user", content: "hi" }],
+    "anthropic, blocks": [{ role: "user", content: text(TEXT) }, { role: "assistant", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] }],
+    "vercel, parts": [{ role: "user", content: text(TEXT) }, { role: "assistant", content: [{ type: "tool-call", toolCallId: "a", toolName: "f", input: {} }] }],
+    "vercel-ui, UIMessage parts": [{ id: "s", role: "user", parts: text(TEXT) }, { id: "u", role: "user", parts: text("hi") }],
+    "gemini, parts": [{ role: "user", parts: [{ text: TEXT }] }, { role: "user", parts: [{ text: "hi" }] }],
+    "langchain, instances": [new HumanMessage(TEXT), new HumanMessage("hi")],
+    "langchain, instances with content blocks": [new HumanMessage({ content: text(TEXT) }), new HumanMessage("hi")],
+    "langchain, plain": [{ type: "human", content: TEXT }, { type: "human", content: "hi" }],
+    "langchain, toDict": [{ type: "human", data: { content: TEXT } }, { type: "human", data: { content: "hi" } }],
+    "langchain, serialized": [serialized("HumanMessage", TEXT), serialized("HumanMessage", "hi")],
+    "langchain, serialized with content blocks": [serialized("HumanMessage", text(TEXT)), serialized("HumanMessage", "hi")],
+  };
+  for (const [form, messages] of Object.entries(forms)) {
+    const reading = read(messages);
+    assert.equal(reading.flags[0], SUMMARY, form);
+    assert.equal(summaryText(reading, [0], TAG), "They discussed maps.", form);
+  }
 });
 
 test("summaryText: the texts between the tags of the summaries at the indices, joined by a blank line", () => {

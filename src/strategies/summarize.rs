@@ -329,6 +329,23 @@ mod tests {
     }
 
     #[test]
+    fn with_only_a_message_target_the_summary_is_judged_by_summary_max_tokens() {
+        // By the tokens of what it replaces (120 here), a summary of a few short messages
+        // was refused, and they went with no summary at all.
+        let t = chat(3, false);
+        let c = Config::from_pairs(&[
+            ("strategy", Text("summarize".into())),
+            ("targetMessages", Number(2.0)),
+            ("thresholdMessages", Number(0.0)),
+        ])
+        .unwrap();
+        let p = planned(&t, &c).unwrap();
+        assert_eq!(p.messages, vec![1, 2, 3, 4]);
+        assert_eq!(p.limit, crate::config::DEFAULT_SUMMARY_MAX_TOKENS);
+        assert_eq!(p.target_tokens, p.limit);
+    }
+
+    #[test]
     fn a_replaced_summary_leaves_the_tail_its_room() {
         // Single mode: the earlier summary goes, so the same tail stays as without it.
         let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();

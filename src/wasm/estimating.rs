@@ -54,8 +54,9 @@ impl Estimating {
             estimate::message_tokens(weight, images, self.overhead, self.image_tokens)
         };
         match self.estimator {
-            // Length mode's weights are whole already (a sum of ceils), summed as the fields
-            // were read (but for payloads of plain data, written out now).
+            // Length mode's weights are whole already (each message's lengths, summed as the
+            // fields were read — payloads of plain data written out now — divided and rounded
+            // once: `Reading.lengths`).
             Estimator::Length { .. } => {
                 let weights = reading.lengths(indices);
                 for (&i, &weight) in indices.iter().zip(&weights) {

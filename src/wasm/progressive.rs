@@ -9,8 +9,8 @@ use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
 use super::summarize::{
-    ask, failed, failure_error, failure_event, finish, finish_plain, report, summary_message,
-    Failure,
+    ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
+    summary_message, Failure,
 };
 use super::Finished;
 use crate::config::OnSummarizerError;
@@ -228,6 +228,7 @@ pub async fn reduce(
                 // in every reduction of a history left over budget).
                 let room = p.limit(&action) - wrapping;
                 let outcome = if room < 1.0 {
+                    check_abort(call, "round")?;
                     let failure = Failure::TooLarge(wrapping, p.limit(&action));
                     failed(call, "round", &failure)?;
                     Err(failure)

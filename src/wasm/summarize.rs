@@ -154,29 +154,38 @@ pub async fn ask(
             })?;
             return Ok(Ok(answer));
         }
-        "aborted" => {
-            let e = ReduceError::new(
-                ErrorCode::Aborted,
-                "the reduction was aborted through its signal (config.signal, or prepare's); the input is untouched",
-            );
-            // (The abort is the error, whatever onEvent throws now.)
-            let _ = report(call, "summarizeFailed", |ev| {
-                set(ev, "kind", kind);
-                set(ev, "reason", "aborted");
-                set(ev, "message", e.message.as_str());
-            });
-            return Err(summarizer_error(
-                e.code.as_str(),
-                &e.message,
-                &outcome.error(),
-            ));
-        }
+        "aborted" => return Err(abort_error(call, kind, &outcome.error())),
         "timeout" => Failure::Timeout,
         "rejected" => Failure::Rejected(outcome.error()),
         _ => Failure::Invalid(outcome.error()),
     };
     failed(call, kind, &failure)?;
     Ok(Err(failure))
+}
+
+/// The `ABORTED` error of a summary of `kind` (its cause the signal's reason), reported
+/// through `onEvent` as a failed summary.
+fn abort_error(call: &Call, kind: &str, cause: &JsValue) -> JsValue {
+    let e = ReduceError::new(
+        ErrorCode::Aborted,
+        "the reduction was aborted through its signal (config.signal, or prepare's); the input is untouched",
+    );
+    // (The abort is the error, whatever onEvent throws now.)
+    let _ = report(call, "summarizeFailed", |ev| {
+        set(ev, "kind", kind);
+        set(ev, "reason", "aborted");
+        set(ev, "message", e.message.as_str());
+    });
+    summarizer_error(e.code.as_str(), &e.message, cause)
+}
+
+/// `ABORTED` when the signal is aborted already: where a summary is given up without asking
+/// the summarizer (too large before it is written), as an abort while asking would be.
+pub fn check_abort(call: &Call, kind: &str) -> Result<(), JsValue> {
+    match call.callbacks.signal() {
+        Some(signal) if signal.aborted() => Err(abort_error(call, kind, &signal.reason())),
+        _ => Ok(()),
+    }
 }
 
 /// Reports a failure through `onEvent`.
@@ -251,6 +260,7 @@ pub async fn reduce_with_summarizer(
     let asked = if room < 1.0 {
         // Not even the shortest summary fits beside what must stay: one too large, without
         // asking.
+        check_abort(call, "history")?;
         let failure = Failure::TooLarge(wrapping + 1.0, plan.limit);
         failed(call, "history", &failure)?;
         Err(failure)

@@ -210,7 +210,8 @@ export interface ReduceConfig<M = Message> {
    * else; one above `Number.MAX_SAFE_INTEGER` is `INVALID_CONFIG` with its index). */
   tokenCounts?: ArrayLike<number | null | undefined>;
   /** A synchronous exact counter, e.g. from gpt-tokenizer: a number from 0 to
-   * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG`. */
+   * `Number.MAX_SAFE_INTEGER`, else `INVALID_CONFIG` (a Promise too: count first and pass
+   * `tokenCounts`). */
   countTokens?: (message: M, index: number) => number;
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
@@ -232,8 +233,9 @@ export interface ReduceConfig<M = Message> {
   summaryRole?: "user" | "system" | "assistant";
   /** The summary text is wrapped in `<tag>…</tag>`. Default `"conversation-summary"`. */
   summaryTag?: string;
-  /** The most tokens the summary message may have, its tag, role and overhead included
-   * (a longer one is `SUMMARY_TOO_LARGE`). Default `floor(0.25 * targetTokens)`. */
+  /** The most tokens the summary's text may have, its tag, role and overhead beside it (a
+   * longer one is `SUMMARY_TOO_LARGE`). Default `floor(0.25 * targetTokens)`; without a
+   * token target, 1000 for `summarize`. */
   summaryMaxTokens?: number;
   onSummarizerError?: "fallback" | "throw";
   timeoutMs?: number;

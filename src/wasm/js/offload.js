@@ -4,7 +4,7 @@
 
 import { jsonText } from "./common.js";
 import { TOOL } from "./contract.js";
-import { MEDIA_OUTPUTS, isUiTool, textOfPart } from "./formats/content.js";
+import { COMPRESSED_NOTE, MEDIA_OUTPUTS, PREVIEW_NOTE, isUiTool, openingText, textOfPart } from "./formats/content.js";
 import { contentOf, copyOf, withContent } from "./formats/index.js";
 import { langchainShape } from "./formats/langchain.js";
 import { withoutOrphans } from "./results.js";
@@ -267,7 +267,57 @@ export function compressRun(reading, indices, previewChars, summary) {
     });
   }
   const role = reading.format === "gemini" ? "user" : "assistant";
-  return { message: makeMessage(reading, role, lines.join("\n")), id };
+  const message = makeMessage(reading, role, lines.join("\n"));
+  // A run of one message whose calls and results are all in its content (a UIMessage's tool
+  // parts; server and provider-run tools) is that message with its content changed, its id
+  // and other fields kept (SPEC §2), not a new message.
+  if (run.length === 1 && ONE_MESSAGE_RUNS.has(reading.format)) {
+    return { message: withContent(reading.format, run[0], contentOf(reading.format, message)), id };
+  }
+  return { message, id };
+}
+
+/** The formats whose calls and results are parts of a message's content, so that a copy
+ * with other content holds none of them. */
+const ONE_MESSAGE_RUNS = new Set(["vercel-ui", "vercel", "anthropic"]);
+
+/** The id in the note opening an earlier preview or compressed text (`offloadMessage`,
+ * `rewriteWithSummary`), in any format, or undefined. */
+function noteId(m) {
+  if (m === null || typeof m !== "object") return undefined;
+  let text;
+  try {
+    const content = m.parts !== undefined ? m.parts : m.content !== undefined ? m.content
+      : typeof m.type === "string" && m.type.endsWith("_call_output") ? m.output : langchainShape(m)[1].content;
+    text = typeof content === "string" ? content : Array.isArray(content) ? openingText(content) : undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof text !== "string") return undefined;
+  const match = PREVIEW_NOTE.exec(text) ?? COMPRESSED_NOTE.exec(text);
+  return match === null ? undefined : match[1];
+}
+
+/**
+ * The offloads of a reduction, `added`, as a store that already holds `known` keeps them:
+ * an original that is itself an earlier preview or compressed text (a tool run compressed
+ * over previews) is replaced by the originals stored under its id, so that reloading the
+ * digest gives the messages as they were, not their previews. A new object; ids whose
+ * originals are not stored stay as they are.
+ */
+export function resolveOffloads(known, added) {
+  const stored = (id) => (Object.hasOwn(added, id) ? added[id] : known !== null && typeof known === "object" && Object.hasOwn(known, id) ? known[id] : undefined);
+  const out = {};
+  for (const [id, originals] of Object.entries(added)) {
+    const value = !Array.isArray(originals) ? originals : originals.flatMap((m) => {
+      const earlier = noteId(m);
+      const found = earlier !== undefined && earlier !== id ? stored(earlier) : undefined;
+      return Array.isArray(found) ? found : [m];
+    });
+    // (`defineProperty`: an id "__proto__" is an id like any other.)
+    Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /**

@@ -178,13 +178,33 @@ function readFresh(r, reader, i, m, counted, countTokens, check) {
   if (counted || countTokens === undefined) return true;
   // The user's own function: what it throws reaches the caller unchanged.
   const c = countTokens(m, i);
-  if (typeof c !== "number" || !(c >= 0 && c <= MAX_COUNT)) {
-    throw new ReduceError("INVALID_CONFIG",
-      `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0, ${AT_MOST}`,
-      i, "countTokens");
-  }
+  if (typeof c !== "number" || !(c >= 0 && c <= MAX_COUNT)) throw countError(c, i);
   r.raw[i] = c;
   return true;
+}
+
+/** What is wrong with `c`, which `countTokens` returned for message i. */
+function countError(c, i) {
+  if (handledPromise(c)) {
+    return new ReduceError("INVALID_CONFIG",
+      `countTokens returned a Promise for message ${i}; it must be synchronous: count the messages first and pass the counts as tokenCounts, or use a synchronous tokenizer`,
+      i, "countTokens");
+  }
+  return new ReduceError("INVALID_CONFIG",
+    `countTokens returned ${describe(c)} for message ${i}; it must return a finite number ≥ 0, ${AT_MOST}`,
+    i, "countTokens");
+}
+
+/** Whether `value` is a promise (a thenable); its rejection, if one comes, is then handled
+ * here: the caller awaits it nowhere, and an unhandled one ends a Node process. */
+function handledPromise(value) {
+  try {
+    if (value === null || (typeof value !== "object" && typeof value !== "function") || typeof value.then !== "function") return false;
+    value.then(undefined, () => {});
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

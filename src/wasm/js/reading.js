@@ -50,8 +50,9 @@ export class Reading {
     this.checked = null;
     // Where auto-detection ended (see `detect`).
     this.detected = undefined;
-    // Length mode's estimates, summed as the texts are read (empty otherwise).
-    this.lengthTokens = new Float64Array(options.lengthMode ? n : 0);
+    // Length mode: each message's text lengths, summed as the texts are read (empty
+    // otherwise); `lengths` divides and rounds once per message (SPEC §3).
+    this.lengthChars = new Float64Array(options.lengthMode ? n : 0);
     this.raw = new Float64Array(n).fill(-1);
     this.given = new Float64Array(0);
     // Message i's texts to estimate are texts[pieceStart[i] .. pieceStart[i + 1]] (in
@@ -126,7 +127,7 @@ export class Reading {
   text(value) {
     if (typeof value !== "string" || value.length === 0) return;
     if (this.lengthMode) {
-      this.lengthTokens[this.index] += Math.ceil(value.length / this.charsPerToken);
+      this.lengthChars[this.index] += value.length;
     } else if (this.collectTexts) {
       this.texts.push(value);
     }
@@ -316,7 +317,7 @@ export class Reading {
     this.roles.set(from.roles.subarray(j, end), i);
     this.flags.set(from.flags.subarray(j, end), i);
     this.images.set(from.images.subarray(j, end), i);
-    if (this.lengthMode) this.lengthTokens.set(from.lengthTokens.subarray(j, end), i);
+    if (this.lengthMode) this.lengthChars.set(from.lengthChars.subarray(j, end), i);
     this.raw.set(from.raw.subarray(j, end), i);
     const stamps = this.stamps, old = from.stamps;
     // (A continued reading has the stamps of `from` in place already.)
@@ -344,7 +345,7 @@ export class Reading {
       const cut = i + took;
       this.linkLength = this.linkStart[cut];
       this.images.fill(0, cut, i + count);
-      if (this.lengthMode) this.lengthTokens.fill(0, cut, i + count);
+      if (this.lengthMode) this.lengthChars.fill(0, cut, i + count);
       this.raw.fill(-1, cut, i + count);
       // (The map of calls by id is made again as far as needed: it may have read links
       // that are read afresh.)
@@ -416,7 +417,7 @@ export class Reading {
     r.masks = this.masks;
     r.checked = this.checked;
     r.detected = this.detected;
-    r.lengthTokens = this.lengthTokens;
+    r.lengthChars = this.lengthChars;
     r.roleCodes = this.roleCodes;
     r.raw = this.raw;
     r.stamps = this.stamps;
@@ -466,16 +467,17 @@ export class Reading {
   }
 
   /**
-   * Length mode: the estimate of each of messages `indices` before overheads, its texts'
-   * summed as they were read and its payloads' (kept as they were) written out now.
+   * Length mode: the estimate of each of messages `indices` before overheads: the length of
+   * all its texts (summed as they were read, its payloads kept as they were written out
+   * now) over `charsPerToken`, rounded up once, as LangChain's approximate counter rounds.
    */
   lengths(indices) {
     const texts = this.texts, starts = this.pieceStart, out = new Float64Array(indices.length);
     for (let k = 0; k < indices.length; k++) {
       const i = indices[k];
-      let tokens = this.lengthTokens[i];
-      for (let q = starts[i], end = starts[i + 1]; q < end; q++) tokens += Math.ceil(texts.text(q).length / this.charsPerToken);
-      out[k] = tokens;
+      let chars = this.lengthChars[i];
+      for (let q = starts[i], end = starts[i + 1]; q < end; q++) chars += texts.text(q).length;
+      out[k] = Math.ceil(chars / this.charsPerToken);
     }
     return out;
   }

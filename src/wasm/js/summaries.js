@@ -2,6 +2,7 @@
 // The summarizer's call too (`callSummarizer`), and why a summary failed, in words.
 
 import { ReduceError, describe, reason } from "./common.js";
+import { contentOf } from "./formats/index.js";
 import { handedOrphans, withoutOrphans } from "./results.js";
 
 /** Whether the input writes content as an array of parts/blocks rather than a string. */
@@ -15,6 +16,9 @@ function usesParts(items) {
 }
 
 const LANGCHAIN_SUMMARY_TYPES = { user: "human", system: "system", assistant: "ai" };
+
+/** The class a serialized LangChain message of each summary type names. */
+const LANGCHAIN_SUMMARY_CLASSES = { human: "HumanMessage", system: "SystemMessage", ai: "AIMessage" };
 
 /** The summary message: of `reading.format`, with `role` (summaryRole: "user" | "system" |
  * "assistant") and `text`. */
@@ -55,6 +59,11 @@ export function makeMessage(reading, role, text) {
       if (items.some((m) => m.data !== null && typeof m.data === "object" && m.content === undefined)) {
         return { type, data: { content: text } };
       }
+      // The serialized form (`JSON.stringify` of instances, what `load()` revives) for input
+      // in that form.
+      if (items.some((m) => m.lc === 1 && Array.isArray(m.id) && m.kwargs !== null && typeof m.kwargs === "object")) {
+        return { lc: 1, type: "constructor", id: ["langchain_core", "messages", LANGCHAIN_SUMMARY_CLASSES[type]], kwargs: { content: text } };
+      }
       return { type, content: text };
     }
     default: // openai, anthropic, vercel
@@ -66,12 +75,13 @@ export function makeMessage(reading, role, text) {
 /** The texts of the summary messages at `indices` (between their tags), for
  * `previousSummary`. */
 export function summaryText(reading, indices, tag) {
-  return Array.from(indices, (i) => textOfSummary(reading.items[i], tag)).join("\n\n");
+  return Array.from(indices, (i) => textOfSummary(reading.format, reading.items[i], tag)).join("\n\n");
 }
 
-function textOfSummary(m, tag) {
+function textOfSummary(format, m, tag) {
   let text = "";
-  const c = m.parts !== undefined ? m.parts : m.content !== undefined ? m.content : m.data && m.data.content;
+  // (Where its format keeps it: LangChain's toDict and serialized forms nest it.)
+  const c = contentOf(format, m);
   if (typeof c === "string") text = c;
   else if (Array.isArray(c)) text = c.map((p) => (p && typeof p.text === "string" ? p.text : "")).join("");
   const open = `<${tag}>`, close = `</${tag}>`;

@@ -269,8 +269,9 @@ export function textOfPart(p) {
 // The notes that open what a reduction wrote: a later reduction reads them (`noted`) and
 // leaves the message as it is — a preview is not previewed again, nor a digest or a
 // compressed text compressed again (SPEC §9.9).
-const PREVIEW_NOTE = /^\[offloaded \d+ tokens as ctx_[0-9a-f]{16}; /;
+// (The two notes of one message's original capture its id: see `resolveOffloads`.)
+export const PREVIEW_NOTE = /^\[offloaded \d+ tokens as (ctx_[0-9a-f]{16}); /;
 
-const COMPRESSED_NOTE = /^\[compressed; the original is ctx_[0-9a-f]{16}, /;
+export const COMPRESSED_NOTE = /^\[compressed; the original is (ctx_[0-9a-f]{16}), /;
 
 const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
