@@ -117,7 +117,8 @@ test("an aborted signal rejects with ABORTED where the summary is judged too lar
   const history = [{ role: "system", content: "S" }];
   for (let i = 0; i < 6; i++) history.push({ role: i % 2 ? "assistant" : "user", content: `${i}`.repeat(100) });
   history.push({ role: "user", content: "q".repeat(500) }, { role: "assistant", content: "a".repeat(70) });
-  const summarize = { strategy: "summarize", maxTokens: 750, targetTokens: 600, countTokens: byLength, summarizer };
+  // (onOverBudget "error": no summary over budget either, so none is asked for.)
+  const summarize = { strategy: "summarize", maxTokens: 750, targetTokens: 600, countTokens: byLength, summarizer, onOverBudget: "error" };
   assert.equal((await reduce(history, summarize)).events[0].reason, "tooLarge", "judged too large without asking");
   await assert.rejects(reduce(history, { ...summarize, signal }), aborted);
   const progressive = { strategy: "progressive", maxTokens: 200, summaryMaxTokens: 0.5, summarizer };
@@ -447,9 +448,7 @@ test("reloadTool is a tool definition for OpenAI, Anthropic and the AI SDK; Chat
   assert.equal(JSON.stringify(restored.reload(ids[0])), JSON.stringify(h.reload(ids[0])));
 });
 
-test("ChatHistory.reload of a tool-run digest made over earlier previews gives the originals", {
-  todo: "resolveOffloads (js/offload.js) is to be called where ChatHistory stores a reduction's offloads (src/wasm/history.rs prepare)",
-}, async () => {
+test("ChatHistory.reload of a tool-run digest made over earlier previews gives the originals", async () => {
   const big = `rows: ${"2024-05-01,Lisbon,18C,sunny; ".repeat(300)}`;
   const call = (id, q) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "weather", arguments: JSON.stringify({ q }) } }] });
   const h = new ChatHistory({ strategy: "progressive", maxTokens: 2000, minToolRun: 4 }, [{ role: "system", content: "You plan trips." }]);

@@ -245,7 +245,9 @@ impl ChatHistory {
                 for e in result.events().iter() {
                     s.events.push(&e);
                 }
-                Object::assign(&s.offloaded, &result.offloaded());
+                // (A digest made over earlier previews stands for their originals.)
+                let added = super::js::resolve_offloads(&s.offloaded, &result.offloaded());
+                Object::assign(&s.offloaded, &added);
             }
             Ok(Array::from(&s.messages).into())
         });

@@ -247,6 +247,9 @@ extern "C" {
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
+    /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
+    #[wasm_bindgen(js_name = resolveOffloads)]
+    pub fn resolve_offloads(known: &Object, added: &Object) -> Object;
     #[wasm_bindgen(js_name = compressRun)]
     pub fn compress_run(
         reading: &Reading,
