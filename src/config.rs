@@ -306,7 +306,7 @@ impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
     /// test checks it). The boundary reads them all in one pass, in this order, from the
     /// list build.rs generates from the same constant.
-    pub const OPTION_NAMES: [&'static str; 33] = crate::contract::OPTION_NAMES;
+    pub const OPTION_NAMES: [&'static str; 35] = crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -516,8 +516,9 @@ impl Config {
             }
             c.summary_tag = tag;
         }
-        c.summary_max_tokens = r
-            .positive("summaryMaxTokens")?
+        let summary_max = r.positive("summaryMaxTokens")?;
+        let summary_max_given = summary_max.is_some();
+        c.summary_max_tokens = summary_max
             .or(c.target_tokens.map(|t| (0.25 * t).floor()))
             .or((c.strategy == Strategy::Summarize).then_some(DEFAULT_SUMMARY_MAX_TOKENS));
         if let Some(e) = r.choice(
@@ -562,7 +563,43 @@ impl Config {
             c.on_over_budget = o;
         }
         c.has_on_event = r.function("onEvent")?;
+        if let Some(reserved) = r.number("reservedTokens")?.filter(|&n| n > 0.0) {
+            c.reserve(reserved, summary_max_given)?;
+        }
+        match r.get("store")? {
+            OptionValue::Missing | OptionValue::Object(_) => {}
+            other => {
+                return Err(other.wrong("store", "an object with get(id) and set(id, messages)"))
+            }
+        }
         Ok(c)
+    }
+
+    /// `reservedTokens`: what the request spends outside the messages (instructions, tool
+    /// schemas) comes off the token trigger and target, which then bound the messages; a
+    /// default `summaryMaxTokens` follows the target left. Refused when nothing is left.
+    fn reserve(&mut self, reserved: f64, summary_max_given: bool) -> Result<(), ReduceError> {
+        let (Some(max), Some(target)) = (self.max_tokens, self.target_tokens) else {
+            return Ok(());
+        };
+        if reserved >= target {
+            return Err(ReduceError::config(
+                "reservedTokens",
+                cat(&[
+                    "reservedTokens (",
+                    &show(reserved),
+                    ") leaves no room for the messages under targetTokens (",
+                    &show(target),
+                    "): raise maxTokens or lower reservedTokens",
+                ]),
+            ));
+        }
+        self.max_tokens = Some(max - reserved);
+        self.target_tokens = Some(target - reserved);
+        if !summary_max_given {
+            self.summary_max_tokens = Some((0.25 * (target - reserved)).floor());
+        }
+        Ok(())
     }
 
     /// Parses from a list of `(key, value)` pairs; absent keys are [`OptionValue::Missing`].
@@ -654,6 +691,44 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), bare.len(), "an option read twice");
         assert_eq!(bare, Config::OPTION_NAMES);
+    }
+
+    #[test]
+    fn reserved_tokens_come_off_the_trigger_and_the_target() {
+        let c = Config::from_pairs(&[
+            ("maxTokens", Number(8000.0)),
+            ("reservedTokens", Number(2000.0)),
+        ])
+        .unwrap();
+        assert_eq!(c.max_tokens, Some(6000.0));
+        assert_eq!(c.target_tokens, Some(4400.0));
+        assert_eq!(c.summary_max_tokens, Some(1100.0));
+        let c = Config::from_pairs(&[
+            ("maxTokens", Number(8000.0)),
+            ("summaryMaxTokens", Number(300.0)),
+            ("reservedTokens", Number(2000.0)),
+        ])
+        .unwrap();
+        assert_eq!(c.summary_max_tokens, Some(300.0));
+        // Nothing left for the messages.
+        let e = Config::from_pairs(&[
+            ("maxTokens", Number(1000.0)),
+            ("reservedTokens", Number(800.0)),
+        ])
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("reservedTokens"));
+        // Without a token trigger there is nothing to take it from.
+        let c = Config::from_pairs(&[
+            ("targetMessages", Number(10.0)),
+            ("reservedTokens", Number(800.0)),
+        ])
+        .unwrap();
+        assert_eq!(c.max_tokens, None);
+        assert!(Config::from_pairs(&[
+            ("maxTokens", Number(1000.0)),
+            ("reservedTokens", Number(-1.0)),
+        ])
+        .is_err());
     }
 
     #[test]

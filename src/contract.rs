@@ -91,7 +91,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 33] = [
+    OPTION_NAMES: [&str; 35] = [
         "strategy",
         "format",
         "maxTokens",
@@ -125,6 +125,8 @@ contract! {
         "currentRoundRatio",
         "onOverBudget",
         "onEvent",
+        "reservedTokens",
+        "store",
     ];
 
     // The kind of an option's value, as `readOptions` reports it.

@@ -35,6 +35,8 @@ pub struct Callbacks {
     pub summarizer: JsValue,
     pub on_event: JsValue,
     signal: JsValue,
+    /// `config.store`: where every offload is written (`js/offload.js` `storeOffloads`).
+    pub store: JsValue,
     /// Whether `reduceEnd` went to `onEvent` (what it throws then is not to be followed by
     /// another, `summarize::ended_with`).
     pub ended: std::cell::Cell<bool>,
@@ -168,6 +170,7 @@ fn callback_slot<'a>(callbacks: &'a mut Callbacks, key: &str) -> Option<&'a mut 
         "summarizer" => &mut callbacks.summarizer,
         "onEvent" => &mut callbacks.on_event,
         "signal" => &mut callbacks.signal,
+        "store" => &mut callbacks.store,
         _ => return None,
     })
 }

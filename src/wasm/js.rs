@@ -247,6 +247,10 @@ extern "C" {
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
+    /// Writes a result's `offloaded` into `config.store`: a promise when the store's writes
+    /// are asynchronous, else undefined (`js/offload.js`).
+    #[wasm_bindgen(catch, js_name = storeOffloads)]
+    pub fn store_offloads(store: &JsValue, offloaded: &JsValue) -> Result<JsValue, JsValue>;
     /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
     #[wasm_bindgen(js_name = resolveOffloads)]
     pub fn resolve_offloads(known: &Object, added: &Object) -> Object;

@@ -126,7 +126,24 @@ pub fn reduce_sync(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
     let transcript = decode::as_output(transcript, &reading, &call)?;
-    Ok(reduce_now(&call, &transcript, &reading)?.result)
+    let result = reduce_now(&call, &transcript, &reading)?.result;
+    // (A store whose writes are asynchronous: `result.stored` is their promise.)
+    if let Some(pending) = store_offloads(&call, &result)? {
+        decode::set(result.unchecked_ref(), "stored", pending);
+    }
+    Ok(result)
+}
+
+/// Writes the offloads of `result` into `config.store`, if one is given: the promise of
+/// the writes when they are asynchronous.
+fn store_offloads(call: &Call, result: &JsValue) -> Result<Option<js_sys::Promise>, JsValue> {
+    let store = &call.callbacks.store;
+    if !store.is_object() {
+        return Ok(None);
+    }
+    let offloaded = js_sys::Reflect::get(result, &JsValue::from_str("offloaded"))?;
+    let pending = js::store_offloads(store, &offloaded)?;
+    Ok(pending.is_object().then(|| pending.unchecked_into()))
 }
 
 /// A reduction done: its `ReduceResult`, and the core's reduction it was built from, which
@@ -317,9 +334,14 @@ impl Started {
             Strategy::Summarize => {
                 summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping).await
             }
-            _ => return reduce_now(&call, &transcript, &reading),
+            _ => reduce_now(&call, &transcript, &reading),
         };
-        result.map_err(|e| summarize::ended_with(&call, &transcript, started, e))
+        let finished = result.map_err(|e| summarize::ended_with(&call, &transcript, started, e))?;
+        // Every offload is in the store before the result is returned (SPEC §4 `store`).
+        if let Some(pending) = store_offloads(&call, &finished.result)? {
+            wasm_bindgen_futures::JsFuture::from(pending).await?;
+        }
+        Ok(finished)
     }
 }
 

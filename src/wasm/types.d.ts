@@ -249,6 +249,18 @@ export interface ReduceConfig<M = Message> {
   /** When protected messages alone exceed a target. Default `"bestEffort"`. */
   onOverBudget?: "bestEffort" | "error";
   onEvent?: (event: ReduceEvent) => void;
+  /** Tokens the request spends outside the messages (instructions, tool schemas): they come
+   * off `maxTokens` and `targetTokens`, which then bound the messages. Default 0. */
+  reservedTokens?: number;
+  /** Where every offload is written (`set(id, originals)`) before the result is returned,
+   * so a later step or request can reload it: a `Map`, Durable Object storage, KV… */
+  store?: OffloadStore<M>;
+}
+
+/** Keeps offloaded originals by id, synchronously or not: a `Map` works. */
+export interface OffloadStore<M = Message> {
+  get(id: string): M[] | undefined | Promise<M[] | undefined>;
+  set(id: string, messages: M[]): unknown;
 }
 
 // ---- Results (SPEC §8) -----------------------------------------------------------------
@@ -309,6 +321,8 @@ export interface ReduceResult<M = Message> {
   /** A target could not be met because of protected messages. */
   overBudget: boolean;
   events: CompressionEvent[];
+  /** `reduceSync` with a `store` whose `set` returns promises: the writes, to await. */
+  stored?: Promise<unknown>;
 }
 
 export interface MessageAnalysis {

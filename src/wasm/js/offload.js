@@ -338,3 +338,18 @@ export const reloadTool = Object.freeze({
     additionalProperties: false,
   }),
 });
+
+/**
+ * Writes a reduction's offloads into the app's store, each id's originals by `set`, so that
+ * a later step or request can reload them. A promise when the store's `set` returns one
+ * (Durable Object storage, KV): `reduce` waits for it. What the store throws reaches the
+ * caller as itself.
+ */
+export function storeOffloads(store, offloaded) {
+  const pending = [];
+  for (const id of Object.keys(offloaded)) {
+    const written = store.set(id, offloaded[id]);
+    if (written !== null && typeof written === "object" && typeof written.then === "function") pending.push(written);
+  }
+  return pending.length === 0 ? undefined : Promise.all(pending);
+}

@@ -18,6 +18,9 @@ const KNOWN = new Set(OPTION_NAMES);
 /** Where `signal` is in `OPTION_NAMES`. */
 const SIGNAL = OPTION_NAMES.indexOf("signal");
 
+/** Where `store` is in `OPTION_NAMES`. */
+const STORE = OPTION_NAMES.indexOf("store");
+
 /**
  * Reads every option of `config` in one pass (one crossing a call, not a few per option):
  * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
@@ -84,7 +87,26 @@ export function readOptions(config, kinds, numbers) {
       values[SIGNAL] = e;
     }
   }
+  if (kinds[STORE] === O_OBJECT) {
+    const e = notAStore(values[STORE]);
+    if (e !== undefined) {
+      kinds[STORE] = O_THREW;
+      values[STORE] = e;
+    }
+  }
   return values;
+}
+
+/** The INVALID_CONFIG error of object `store` if it has no get and set methods (a `Map`,
+ * Durable Object storage, KV or an IndexedDB wrapper have them), else undefined. */
+function notAStore(store) {
+  try {
+    if (typeof store.get === "function" && typeof store.set === "function") return undefined;
+  } catch (e) {
+    return optionError("store", e);
+  }
+  return new ReduceError("INVALID_CONFIG", "store must be an object with get(id) and set(id, messages) methods, " +
+    "such as a Map", undefined, "store");
 }
 
 /** The INVALID_CONFIG error of object `signal` if it is not an AbortSignal, else undefined.
