@@ -24,9 +24,9 @@ build:
 check native unit wasm-node wasm-browser package e2e: setup
 	bash scripts/test.sh $@
 
-# The demo page on http://127.0.0.1:8080 (PORT=… to change).
+# The demo page on http://127.0.0.1:8080 (PORT=… to change): a static server, nothing else.
 serve: build
-	bash scripts/e2e.sh serve
+	node www/serve.mjs --port $${PORT:-8080} --pkg pkg
 
 # Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run).
 bench: build

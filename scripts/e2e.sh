@@ -5,12 +5,12 @@
 #   types   tsc --strict on js-tests/types/usage.ts and misuse.ts (bundler and nodenext)
 #   vite    a tiny app importing the package, built by Vite, run in Chromium
 #
-#   bash scripts/e2e.sh [all|page|worker|types|vite|serve]
+#   bash scripts/e2e.sh [all|page|worker|types|vite]
 #
 # The package under test: CHR_TARBALL (a packed .tgz) or CHR_PKG (a package directory,
 # default pkg/, built by scripts/build.sh when missing). Either way it is packed and
 # installed into a scratch project (build/e2e/project) and the tests run against that
-# installed copy. `serve` serves the demo page on 127.0.0.1:${PORT:-8080} instead.
+# installed copy.
 #
 # Needs only what is on the machine: node_modules (playwright-core, workerd, typescript,
 # vite) and /usr/bin/chromium. Downloads nothing; talks to 127.0.0.1 only.
@@ -27,8 +27,8 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 what="${1:-all}"
 case "$what" in
-  all | page | worker | types | vite | serve) ;;
-  *) echo "usage: $0 [all|page|worker|types|vite|serve]" >&2; exit 2 ;;
+  all | page | worker | types | vite) ;;
+  *) echo "usage: $0 [all|page|worker|types|vite]" >&2; exit 2 ;;
 esac
 
 root="$PWD"
@@ -39,7 +39,7 @@ mkdir -p "$logs"
 for tool in node_modules/.bin/tsc node_modules/.bin/vite node_modules/.bin/workerd node_modules/playwright-core/package.json; do
   [ -e "$tool" ] || { echo "FAIL: $tool is missing (the dev dependencies: npm ci)" >&2; exit 1; }
 done
-if [ "$what" != "serve" ] && [ "$what" != "worker" ] && [ "$what" != "types" ]; then
+if [ "$what" != "worker" ] && [ "$what" != "types" ]; then
   [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "FAIL: no Chromium at ${CHROMIUM:-/usr/bin/chromium} (apt-get install chromium)" >&2; exit 1; }
 fi
 
@@ -67,10 +67,6 @@ echo "=== installing $(basename "$tarball") into $project"
 (cd "$project" && npm install --offline --no-audit --no-fund --loglevel=error "$tarball" >/dev/null)
 export CHR_PKG="$project/node_modules/chat-history-reducer"
 [ -f "$CHR_PKG/dist/chat_history_reducer_bg.wasm" ] || { echo "FAIL: the installed package has no .wasm" >&2; exit 1; }
-
-if [ "$what" = "serve" ]; then
-  exec node www/serve.mjs --port "${PORT:-8080}" --pkg "$CHR_PKG"
-fi
 
 # ---- the tests ---------------------------------------------------------------------------
 passed=0

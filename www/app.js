@@ -20,6 +20,9 @@ const STRATEGY_HINTS = {
 
 const state = { messages: null, analysis: null, result: null, runs: 0, summarizerCalls: [] };
 
+/** The debounce of the textarea's edits (its timer while one waits). */
+let typing;
+
 // ---- load the WebAssembly module ------------------------------------------------------
 
 const t0 = performance.now();
@@ -135,6 +138,9 @@ function refresh() {
   state.result = null;
   state.analysis = null;
   $("reduce").disabled = true;
+  // (No verdict of an earlier input stays beside a new one that cannot be read.)
+  $("status").textContent = "";
+  $("status").className = "status";
   if (!parseInput()) {
     renderEmpty();
     return;
@@ -172,6 +178,12 @@ function errorText(e) {
 // ---- reducing --------------------------------------------------------------------------
 
 async function run() {
+  // An edit still waiting for its debounce is read first: Reduce works on what is shown.
+  if (typing !== undefined) {
+    clearTimeout(typing);
+    typing = undefined;
+    refresh();
+  }
   if (!state.messages || !state.analysis) return;
   const cfg = config();
   state.summarizerCalls = [];
@@ -382,11 +394,11 @@ function headline(a, r, cfg) {
 
 for (const b of document.querySelectorAll(".gen")) b.addEventListener("click", () => generate(b.dataset.gen));
 $("reduce").addEventListener("click", run);
-let typing;
 $("conversation").addEventListener("input", () => {
   clearTimeout(typing);
+  for (const b of document.querySelectorAll(".gen")) b.classList.remove("active");
   typing = setTimeout(() => {
-    for (const b of document.querySelectorAll(".gen")) b.classList.remove("active");
+    typing = undefined;
     refresh();
   }, 250);
 });

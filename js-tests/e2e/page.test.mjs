@@ -197,6 +197,38 @@ test("bad input shows the ReduceError code instead of breaking the page", async 
   assert.ok((await num("#stat-dropped")) > 0);
 });
 
+test("the page as a user tries it: no stale verdict, Reduce right after an edit, a narrow screen", async () => {
+  // Invalid JSON after an over-budget conversation: the old verdict goes.
+  await page.click('button[data-gen="openai"]');
+  await setField("maxTokens", 300);
+  await page.waitForFunction(() => /A trigger fires/.test(document.getElementById("status").textContent));
+  await page.fill("#conversation", "[not json");
+  await page.waitForFunction(() => /Not valid JSON/.test(document.getElementById("input-info").textContent));
+  assert.doesNotMatch(await text("#status"), /trigger fires/);
+  // Reduce clicked inside the edit's debounce works on the edited conversation.
+  await page.click('button[data-gen="anthropic"]');
+  await page.waitForSelector('body[data-state="ready"]');
+  const edited = JSON.parse(await page.inputValue("#conversation")).slice(0, 9);
+  await page.fill("#conversation", JSON.stringify(edited));
+  await clickReduce();
+  assert.equal(await num("#msgs-before"), 9);
+  // At 390 px the header shows all of its text, and the strategy labels do not touch.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const clipped = await page.evaluate(() => [...document.querySelectorAll(".top, .top *")]
+    .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow !== "visible").length
+    + (document.querySelector(".top").scrollWidth > document.documentElement.clientWidth ? 1 : 0));
+  assert.equal(clipped, 0);
+  const gaps = await page.evaluate(() => [...document.querySelectorAll(".segmented span")].map((s) => {
+    const r = document.createRange();
+    r.selectNodeContents(s);
+    const text = r.getBoundingClientRect(), box = s.getBoundingClientRect();
+    return Math.min(text.left - box.left, box.right - text.right);
+  }));
+  assert.ok(gaps.every((g) => g >= 4), `label padding ${gaps}`);
+  await page.screenshot({ path: join(SCREENSHOTS, "narrow.png"), fullPage: false });
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
 test("nothing but 127.0.0.1 was contacted, and the page logged no errors", () => {
   assert.deepEqual(browser.offsite, []);
   assert.deepEqual(browser.errors, []);
