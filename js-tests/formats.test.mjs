@@ -494,6 +494,102 @@ test("payload shapes of current APIs count what they hold", () => {
   near(a.messages[1].tokens, text, "an mcp_tool_result");
 });
 
+test("AI SDK v7: an image in a tool output of type content weighs imageTokens, not its base64 (file, file-reference, image-file-reference, reasoning-file)", () => {
+  // A 300 KB PNG, as bytes a screenshot tool returns: base64 of a deterministic noise.
+  const next = rng(27);
+  const png = Buffer.from(Array.from({ length: 300 * 1024 }, () => Math.floor(next() * 256))).toString("base64");
+  const near = (n, want, what) => assert.ok(Math.abs(n - want) < 40, `${what}: ${n}, expected about ${want}`);
+  const result = (...items) => ({
+    role: "tool", content: [{ type: "tool-result", toolCallId: "s1", toolName: "screenshot", output: { type: "content", value: items } }],
+  });
+  // v7's recommended image output: { type: "file", data: { type: "data", data }, mediaType }.
+  near(estimateTokens(result({ type: "file", data: { type: "data", data: png }, mediaType: "image/png" }), { format: "vercel" }), 1000, "a file item");
+  near(estimateTokens(result({ type: "file", data: { type: "url", url: "https://example.com/a.png" }, mediaType: "image" }), { format: "vercel" }), 1000, "a file item by URL");
+  near(estimateTokens(result({ type: "file-reference", providerReference: { openai: "file-abc" } }), { format: "vercel" }), 1000, "a file-reference item");
+  near(estimateTokens(result({ type: "image-file-reference", providerReference: { anthropic: "file-xyz" } }), { format: "vercel" }), 1000, "an image-file-reference item");
+  // Detected as the AI SDK's in a history, and one image a message each.
+  const history = [
+    { role: "user", content: [{ type: "text", text: "What is on screen?" }] },
+    { role: "assistant", content: [
+      { type: "reasoning-file", data: { type: "data", data: png }, mediaType: "image/png" },
+      { type: "tool-call", toolCallId: "s1", toolName: "screenshot", input: {} }] },
+    result({ type: "text", text: "the screen" }, { type: "file", data: { type: "data", data: png }, mediaType: "image/png" }),
+  ];
+  const a = analyze(history);
+  assert.equal(a.format, "vercel");
+  near(a.messages[1].tokens, 1000, "a reasoning-file part");
+  near(a.messages[2].tokens, 1000, "the tool result");
+  // A file of inline text counts as that text.
+  const doc = "Clause 4.2: the supplier shall deliver the goods within thirty days. ".repeat(100);
+  const asFile = { role: "user", content: [{ type: "file", data: { type: "text", text: doc }, mediaType: "text/plain" }] };
+  assert.equal(estimateTokens(asFile, { format: "vercel" }), estimateTokens({ role: "user", content: [{ type: "text", text: doc }] }, { format: "vercel" }));
+});
+
+test("AI SDK v7 UIMessage: a reasoning-file part is an image; a steering-message part's texts and files count", () => {
+  const steer = "Also check the staging server before you deploy, and tell me what changed there. ".repeat(20);
+  const base = { id: "a1", role: "assistant", parts: [{ type: "text", text: "Working." }] };
+  const withParts = (...parts) => ({ ...base, parts: [...base.parts, ...parts] });
+  const alone = estimateTokens(base, { format: "vercel-ui" });
+  const image = { type: "file", url: "https://example.com/s.png", mediaType: "image/png" };
+  assert.equal(estimateTokens(withParts({ type: "reasoning-file", url: "data:image/png;base64,AAAA", mediaType: "image/png" }), { format: "vercel-ui" }), alone + 1000);
+  const steered = estimateTokens(withParts({ type: "steering-message", id: "s1", parts: [{ type: "text", text: steer }, image] }), { format: "vercel-ui" });
+  assert.equal(steered, estimateTokens({ ...base, parts: [{ type: "text", text: "Working." }, { type: "text", text: steer }, image] }, { format: "vercel-ui" }));
+  assert.ok(steered > alone + 1000 + 200, `${steered}`);
+});
+
+test("AI SDK v7 middleware prompt: a tool-approval-response whose request the SDK removed stays (no orphan); one with its request pairs", () => {
+  // What a LanguageModelMiddleware's params.prompt holds for a provider-executed tool that
+  // asked for approval: the SDK removes tool-approval-request parts, keeps the response.
+  const prompt = [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: [{ type: "text", text: "Deploy the site." }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "mcp1", toolName: "deploy", input: { site: "docs" }, providerExecuted: true }] },
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "apr1", approved: true, reason: "go ahead" }] },
+  ];
+  assert.equal(shouldReduce(prompt, { maxTokens: 100_000 }), false);
+  const r = reduceSync(prompt, { maxTokens: 100_000 });
+  assert.equal(r.reduced, false);
+  assert.deepEqual(r.dropped, []);
+  assert.ok(r.messages.every((m, i) => m === prompt[i]) && r.messages.length === prompt.length, "the prompt as it was");
+  // Later in the conversation, with the provider's result after it: still kept, by every strategy.
+  const later = [...prompt,
+    { role: "assistant", content: [{ type: "tool-result", toolCallId: "mcp1", toolName: "deploy", output: { type: "text", value: "deployed" } }, { type: "text", text: "Done." }] },
+    { role: "user", content: [{ type: "text", text: "Thanks" }] }];
+  for (const strategy of ["truncate", "priority", "progressive"]) {
+    const out = reduceSync(later, { strategy, maxTokens: 100_000 });
+    assert.equal(out.reduced, false, strategy);
+    assert.ok(out.messages.includes(prompt[3]), `${strategy}: the response stays`);
+  }
+  // A response whose request is there pairs with it (SPEC §9.4): they go together.
+  const paired = [
+    { role: "user", content: [{ type: "text", text: "Delete the old logs." }] },
+    { role: "assistant", content: [
+      { type: "text", text: "x".repeat(4000) },
+      { type: "tool-call", toolCallId: "d1", toolName: "delete", input: {} },
+      { type: "tool-approval-request", approvalId: "apr2", toolCallId: "d1" }] },
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "apr2", approved: true }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "d1", toolName: "delete", output: { type: "text", value: "deleted" } }] },
+    { role: "user", content: [{ type: "text", text: "Now the caches." }] },
+  ];
+  const a = analyze(paired);
+  assert.equal(a.messages[1].group, a.messages[2].group, "the request and its response are one group");
+  const cut = reduceSync(paired, { maxTokens: 200, startOn: "any" });
+  assert.deepEqual(cut.kept, [4]);
+  accepts.vercel(cut.messages);
+  // A request no response answers, once a user input follows, is still an orphan.
+  const unanswered = [paired[0], { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "apr3", toolCallId: "d3" }] }, paired[4]];
+  assert.deepEqual(reduceSync(unanswered, { maxTokens: 100_000 }).dropped, [1]);
+  // A long history's reading is kept between calls: the same objects sliced after the
+  // request decide as new ones do (SPEC §9.10): the response stays, the stray result goes.
+  const turns = (from) => Array.from({ length: 32 }, (_, k) => ({ role: k % 2 ? "assistant" : "user", content: `turn ${from + k}` }));
+  const long = [...turns(0), ...paired, ...turns(32)];
+  const any = { maxTokens: 100_000, startOn: "any" };
+  assert.equal(shouldReduce(long, any), false);
+  const sliced = long.slice(long.indexOf(paired[2]));
+  assert.deepEqual(reduceSync(sliced, any).dropped, [1]);
+  assert.deepEqual(reduceSync(structuredClone(sliced), any).dropped, [1]);
+});
+
 test("LangChain plain objects of every message type, and tool calls without an id", () => {
   const history = [
     { type: "system", content: "Be brief." },

@@ -2,10 +2,10 @@
 // ModelMessage and UIMessage, an app's own interface), through every function: each is
 // accepted as it is, and what comes back is of the caller's own type (`M[]`, not
 // `Message[]`). Type-checked with `tsc --strict --noEmit` beside usage.ts.
-import { reduce, reduceSync, shouldReduce, estimateTokens, analyze, calibrate, ChatHistory } from "chat-history-reducer";
+import { reduce, reduceSync, shouldReduce, estimateTokens, analyze, calibrate, ChatHistory, reloadTool } from "chat-history-reducer";
 import type { Analysis, ChatHistoryState, ReduceConfig, ReduceResult, SummarizeRequest, Summarizer } from "chat-history-reducer";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import type { ModelMessage, UIMessage } from "ai";
+import { jsonSchema, tool, type ModelMessage, type UIMessage } from "ai";
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(): T | void {}
@@ -75,7 +75,13 @@ export async function aiSdk(): Promise<void> {
   const modelHistory = new ChatHistory({ maxTokens: 100 }, model);
   modelHistory.push({ role: "user", content: "Hi" });
   const modelSent: ModelMessage[] = modelHistory.messages;
-  console.log(back, later, uiBack, uiLater, needed, tokens, a, sent, modelSent);
+  // The reload tool as docs/api.md registers it (JSON Schema 7 for jsonSchema, no cast).
+  const reload = tool({
+    description: reloadTool.description,
+    inputSchema: jsonSchema<{ id: string }>(reloadTool.parameters),
+    execute: async ({ id }) => modelHistory.reload(id) ?? [],
+  });
+  console.log(back, later, uiBack, uiLater, needed, tokens, a, sent, modelSent, reload);
   await everyFunction(model, model[0]!, { maxTokens: 100 });
   await everyFunction(ui, ui[0]!, { maxTokens: 100 });
 }

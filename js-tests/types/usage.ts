@@ -109,6 +109,17 @@ expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(stat
 // §1: the context_reload tool definition
 expectType<Equals<typeof reloadTool.name, "context_reload">>();
 expectType<Equals<typeof reloadTool.description, string>>();
+expectType<Equals<typeof reloadTool.parameters.type, "object">>();
+expectType<Equals<typeof reloadTool.parameters.required, ["id"]>>();
+// Handed to each provider as docs/api.md shows, without a cast. Anthropic's `input_schema`
+// is its SDK's `Tool.InputSchema` (@anthropic-ai/sdk 1.14, resources/messages), which
+// requires `type: "object"`; OpenAI's `parameters` is `{ [key: string]: unknown }`.
+interface AnthropicInputSchema { type: "object"; properties?: unknown | null; required?: Array<string> | null; [k: string]: unknown }
+const anthropicTool: { name: string; description?: string; input_schema: AnthropicInputSchema } =
+  { name: reloadTool.name, description: reloadTool.description, input_schema: reloadTool.parameters };
+const openaiTool: { type: "function"; function: { name: string; description?: string; parameters?: { [key: string]: unknown } } } =
+  { type: "function", function: reloadTool };
+console.log(anthropicTool, openaiTool);
 
 // web-target loading
 expectType<Equals<ReturnType<typeof init>, Promise<InitOutput>>>();

@@ -143,6 +143,99 @@ test("vercel-ui (UIMessage): a tool part is its call and its result, in one mess
   assert.deepEqual(textsOf(r, 1), ["u1", "search", '{"q":1}', '{"hits":2}', "Found two."]);
 });
 
+// ---- AI SDK v7 shapes (ai 7.0, @ai-sdk/provider 4.0: ModelMessage and the middleware's
+// LanguageModelV4Prompt) ----------------------------------------------------------------------
+
+// A 300 KB PNG as base64, as a screenshot tool returns it.
+const PNG_B64 = "iVBORw0KGgo" + "A".repeat(400_000);
+
+test("vercel v7: a tool output's file item, file-reference and image-file-reference items and reasoning-file parts are images", () => {
+  const r = read([
+    { role: "user", content: [{ type: "text", text: "Look" }] },
+    {
+      role: "assistant", content: [
+        // A reasoning file beside a call is reasoning: the message is still calls-only.
+        { type: "reasoning-file", data: { type: "data", data: PNG_B64 }, mediaType: "image/png" },
+        { type: "tool-call", toolCallId: "s1", toolName: "screenshot", input: {} },
+      ],
+    },
+    {
+      role: "tool", content: [{
+        type: "tool-result", toolCallId: "s1", toolName: "screenshot",
+        output: {
+          type: "content", value: [
+            { type: "text", text: "here" },
+            { type: "file", data: { type: "data", data: PNG_B64 }, mediaType: "image/png" },
+            { type: "file", data: { type: "url", url: new URL("https://example.com/a.png") }, mediaType: "image" },
+            { type: "file-reference", providerReference: { openai: "file-1" } },
+            { type: "image-file-reference", providerReference: { anthropic: "file-2" } },
+          ],
+        },
+      }],
+    },
+  ], "vercel");
+  assert.deepEqual(list(r.images), [0, 1, 4]);
+  assert.deepEqual(list(r.flags), [REAL_USER, CALLS_ONLY, 0]);
+  // No base64 among the texts: the item's data is no text.
+  assert.deepEqual(textsOf(r, 2), ["s1", "screenshot", "here"]);
+  assert.deepEqual(textsOf(r, 1), ["s1", "screenshot", "{}"]);
+});
+
+test("vercel v7: a file whose data is inline text counts as that text, not as an image", () => {
+  const doc = "Clause 4.2: delivery within thirty days.";
+  const r = read([
+    { role: "user", content: [{ type: "file", data: { type: "text", text: doc }, mediaType: "text/plain" }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "d1", toolName: "read", input: {} }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "d1", toolName: "read", output: { type: "content", value: [{ type: "file", data: { type: "text", text: doc }, mediaType: "text" }] } }] },
+  ], "vercel");
+  assert.deepEqual(list(r.images), [0, 0, 0]);
+  assert.deepEqual(textsOf(r, 0), [doc]);
+  assert.deepEqual(textsOf(r, 2), ["d1", "read", doc]);
+});
+
+test("vercel: an approval response whose request is not before it stands alone (no link, no orphan); the others pair", () => {
+  // The middleware's prompt: the SDK removed the approval requests and kept the responses of
+  // provider-executed tools.
+  const r = read([
+    { role: "user", content: [{ type: "text", text: "Deploy" }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "p1", toolName: "mcp_deploy", input: {}, providerExecuted: true }] },
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true, reason: "go ahead" }] },
+    { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "ap2", toolCallId: "c2" }] },
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap2", approved: false }, { type: "tool-approval-response", approvalId: "ap3", approved: true }] },
+  ], "vercel");
+  assert.deepEqual(allLinks(r), [
+    [], [["p1", "call", 0]], [], [["approval:ap2", "call", 1]], [["approval:ap2", "result", 1]],
+  ]);
+  // Its reason still counts.
+  assert.deepEqual(textsOf(r, 2), ["go ahead"]);
+  // A request after its response does not pair with it.
+  const late = read([
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap4", approved: true }] },
+    { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "ap4", toolCallId: "c4" }] },
+  ], "vercel");
+  assert.deepEqual(allLinks(late), [[], [["approval:ap4", "call", 0]]]);
+});
+
+test("vercel-ui v7: reasoning-file parts are images; a steering-message part's texts and files count", () => {
+  const r = read([
+    { id: "u", role: "user", parts: [{ type: "text", text: "Plan it" }] },
+    {
+      id: "a", role: "assistant", parts: [
+        { type: "reasoning-file", url: `data:image/png;base64,${PNG_B64}`, mediaType: "image/png" },
+        { type: "text", text: "Working." },
+        {
+          type: "steering-message", id: "s1", parts: [
+            { type: "text", text: "also check the staging server" },
+            { type: "file", url: "https://example.com/s.png", mediaType: "image/png" },
+          ],
+        },
+      ],
+    },
+  ], "vercel-ui");
+  assert.deepEqual(list(r.images), [0, 2]);
+  assert.deepEqual(textsOf(r, 1), ["Working.", "also check the staging server"]);
+});
+
 test("gemini: responses pair by id, else by order and name; a response turn is a tool message", () => {
   const r = read([
     { role: "user", parts: [{ text: "Weather?" }, { inlineData: { mimeType: "image/png", data: "AA" } }] },

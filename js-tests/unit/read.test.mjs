@@ -5,7 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ReduceError } from "../../src/wasm/js/common.js";
-import { list, read, reduceError } from "./helpers.mjs";
+import { FORMAT_NAMES } from "../../src/wasm/js/contract.js";
+import { readMessages, remember } from "../../src/wasm/js/read.js";
+import { TAG, linksOf, list, read, reduceError } from "./helpers.mjs";
 
 const user = (content) => ({ role: "user", content });
 
@@ -136,4 +138,34 @@ test("length mode: a message's text lengths are summed, then rounded once (SPEC 
   ], "auto", { lengthMode: true });
   // "assistant" 9 + "a" 1 + "f" 1 + the arguments' JSON 30 = 41 characters: ceil(41 / 4) = 11.
   assert.deepEqual(list(r.lengths([0])), [11]);
+});
+
+test("a reading taken over pairs an AI SDK approval response as a fresh one does, when its request went or came", () => {
+  // Kept between calls (a `countTokens` keeps even a short history's reading), then the same
+  // message objects in another array: what the next call takes over must read as new.
+  const count = () => 1;
+  const readKept = (messages) => {
+    const r = readMessages(messages, FORMAT_NAMES.indexOf("vercel"), TAG, false, 4, new Float64Array([3, 85, 1, 4]), count, undefined, true);
+    remember(r, new Float64Array(0));
+    return r;
+  };
+  const u0 = user("deploy it"), request = { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "ap1", toolCallId: "c1" }] };
+  const response = { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }] };
+  const after = [{ role: "assistant", content: "Deployed." }, user("thanks")];
+  const keysOf = (r, i) => linksOf(r, i).map(([id, kind]) => [id, kind]);
+
+  // Its request went (an app sliced the history after it): it stands alone, as read afresh.
+  readKept([u0, request, response, ...after]);
+  const sliced = readKept([response, ...after]);
+  assert.deepEqual(linksOf(sliced, 0), linksOf(read([response, ...after], "vercel"), 0));
+  assert.deepEqual(linksOf(sliced, 0), []);
+
+  // Its request came (read alone first): it pairs with it, as read afresh.
+  const u1 = user("deploy again");
+  readKept([u1, response, ...after]);
+  const whole = readKept([u1, request, response, ...after]);
+  assert.deepEqual(keysOf(whole, 1), [["approval:ap1", "call"]]);
+  assert.deepEqual(keysOf(whole, 2), keysOf(read([u1, request, response, ...after], "vercel"), 2));
+  assert.deepEqual(keysOf(whole, 2), [["approval:ap1", "result"]]);
+  assert.equal(linksOf(whole, 1)[0][2], linksOf(whole, 2)[0][2], "the request and its response share a key");
 });

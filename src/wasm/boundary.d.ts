@@ -1,7 +1,7 @@
 // Typings of the package's own JavaScript exports, ReduceError (src/wasm/js/common.js) and
 // reloadTool (src/wasm/js/offload.js), which the package re-exports (wasm-bindgen's
 // `reexport` declares them only as `unknown`; the package's index.d.ts exports these).
-import type { ErrorCode, JSONSchema } from "./chat_history_reducer.js";
+import type { ErrorCode } from "./chat_history_reducer.js";
 
 /**
  * Thrown by every function of this package for bad input or a failed reduction. The
@@ -36,5 +36,13 @@ export class ReduceError extends Error {
 export const reloadTool: {
   readonly name: "context_reload";
   readonly description: string;
-  readonly parameters: JSONSchema;
+  /** Its JSON Schema, as it is: `type: "object"` (which Anthropic's `input_schema` requires),
+   * and `required` a plain array (as OpenAI's, Anthropic's and JSON Schema 7's types have
+   * it; frozen at run time, as the whole object is). */
+  readonly parameters: {
+    readonly type: "object";
+    readonly properties: { readonly id: { readonly type: "string"; readonly description: string } };
+    readonly required: ["id"];
+    readonly additionalProperties: false;
+  };
 };

@@ -5,7 +5,7 @@
 
 import { jsonText, plainJson } from "./common.js";
 import { CALL, CALLS_ONLY, FORMAT_NAMES, RESULT, TOOL } from "./contract.js";
-import { linkId } from "./formats/content.js";
+import { linkId, standsAlone } from "./formats/content.js";
 import { STAMP, STAMP_SHIFT, Stamps, slot } from "./formats/stamps.js";
 import {
   ENCODER, NODE_BUFFER, ROLE_NAMES_TEXT, SHORT_PIECE, TextChunks, UCS2_WRITE, encodeUtf8, pieceAt,
@@ -204,6 +204,19 @@ export class Reading {
     this.linkKey(RESULT, key !== undefined ? key : this.newKey(id));
   }
 
+  /**
+   * A result that answers the latest call with id `id` before it when there is one, and
+   * stands alone when there is none: no link, so no orphan (an AI SDK approval response
+   * whose request the prompt does not have: the SDK removes requests from a model's prompt).
+   * Returns whether it was linked.
+   */
+  answer(id) {
+    const key = this.findCall(id);
+    if (key === undefined) return false;
+    this.linkKey(RESULT, key);
+    return true;
+  }
+
   /** The key of the latest call with id `id` before the message being read (undefined if
    * none): the calls of the latest message with calls first, else `callKey`. */
   findCall(id) {
@@ -384,10 +397,11 @@ export class Reading {
   /**
    * Results among links `start … end` (a run taken over) whose call is not a few links
    * before them in the run get the key of the latest call with their id before them here
-   * (they keep theirs when there is none); a result whose call is (the usual case) keeps its
-   * key without a lookup: nothing between them changed. Returns the first such Gemini
-   * response (paired with the turn before, by order and name: see `namedResult`), to be
-   * read afresh, or -1.
+   * (they keep theirs when there is none: orphans still); a result whose call is (the usual
+   * case) keeps its key without a lookup: nothing between them changed. Returns the first
+   * such Gemini response (paired with the turn before, by order and name: see
+   * `namedResult`), or the first such result with no call here that stands alone without
+   * one (`answer`: read afresh, it has no link), to be read afresh; else -1.
    */
   farResult(start, end) {
     const data = this.linkData, ids = this.ids;
@@ -402,6 +416,7 @@ export class Reading {
       if (this.format === "gemini") return at;
       const call = this.callKey(ids[key], at);
       if (call !== undefined) data[at] = call;
+      else if (standsAlone(this.format, ids[key])) return at;
     }
     return -1;
   }

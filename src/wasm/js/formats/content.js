@@ -48,6 +48,7 @@ const PART_FORMATS = table({
   "tool-result": ["vercel"],
   "tool-approval-request": ["vercel"],
   "tool-approval-response": ["vercel"],
+  "reasoning-file": ["vercel"],
   // Types several formats use, each in a shape of its own: by that shape (a shape none of
   // them has tells nothing).
   image: (p) => (p.source !== undefined ? ANTHROPIC_PART : p.image !== undefined ? VERCEL_PART : undefined),
@@ -92,6 +93,16 @@ export function linkId(value) {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
 }
 
+/** The link id of an AI SDK approval, its request's and its response's: `approval:` and its
+ * `approvalId` (apart from the tool calls' ids). */
+export const APPROVAL = "approval:";
+
+/** Whether a result of link id `id` stands alone when its call is not before it, instead of
+ * being an orphan: an AI SDK approval response (see `Reading.answer`). */
+export function standsAlone(format, id) {
+  return format === "vercel" && id.startsWith(APPROVAL);
+}
+
 /** Whether part `p` is an AI SDK UIMessage tool part (`tool-NAME` or `dynamic-tool`): a
  * call, and its output when it has one. */
 export function isUiTool(p) {
@@ -120,21 +131,24 @@ export function payload(r, value) {
   if (typeof value === "string") {
     r.text(value);
   } else if (Array.isArray(value)) {
-    for (const part of value) {
-      if (part !== null && typeof part === "object" && part.type === "document") {
-        documentBlock(r, part);
-      } else if (mediaPart(part)) {
-        r.image();
-      } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
-        r.text(part.text);
-      } else {
-        r.json(part);
-      }
-    }
+    for (const part of value) payloadPart(r, part);
   } else if (value !== null && typeof value === "object" && MEDIA_OUTPUTS.has(value.type)) {
     r.image();
   } else if (value !== undefined && value !== null) {
     r.json(value);
+  }
+}
+
+/** One part of a payload of parts: a document, media (`imageTokens`), a text, else its JSON. */
+export function payloadPart(r, part) {
+  if (part !== null && typeof part === "object" && part.type === "document") {
+    documentBlock(r, part);
+  } else if (mediaPart(part)) {
+    r.image();
+  } else if (part !== null && typeof part === "object" && typeof part.text === "string") {
+    r.text(part.text);
+  } else {
+    r.json(part);
   }
 }
 
@@ -146,10 +160,12 @@ function mediaPart(part) {
 }
 
 /** The media part types of tool results: Anthropic's `image` and `document`, the AI SDK's
- * `media` (v5) and `image-data`, `file-url`… (v6), OpenAI's. */
+ * `media` (v5), `image-data`, `file-url`… (v6) and `file-reference`, `image-file-reference`
+ * (v7, whose `file` item, a type of many tools' own JSON, the vercel reader weighs), OpenAI's. */
 const MEDIA_PARTS = new Set([
   "image", "document", "media", "image-data", "image-url", "file-data", "file-url", "file-id",
-  "image-file-id", "image_url", "input_image", "input_file", "input_audio", "computer_screenshot",
+  "image-file-id", "file-reference", "image-file-reference", "image_url", "input_image", "input_file",
+  "input_audio", "computer_screenshot",
 ]);
 
 /** Whole payloads that are one image: the Responses API's (`computer_call_output`'s

@@ -18,7 +18,9 @@ export function readVercelUI(r, i, m) {
   r.roleText(m.role);
   for (const p of parts) {
     if (p === null || typeof p !== "object" || typeof p.type !== "string") continue;
-    if (p.type === "file") r.image();
+    // (A `reasoning-file`, v7: a file the model's reasoning made.)
+    if (p.type === "file" || p.type === "reasoning-file") r.image();
+    else if (p.type === "steering-message") steeringParts(r, p.parts);
     else if (isUiTool(p)) {
       // A UI tool part holds the call and its result together: a call answered in its own
       // message (a tool message, for priority and progressive's tool runs), never an orphan.
@@ -34,6 +36,17 @@ export function readVercelUI(r, i, m) {
       r.text(p.errorText);
     } else if (p.type.startsWith("data-")) r.json(p.data);
     else r.text(p.text);
+  }
+}
+
+/** A `steering-message` part's own parts (v7: a user message added while the reply was
+ * made, inside it): its texts and files. */
+function steeringParts(r, parts) {
+  if (!Array.isArray(parts)) return;
+  for (const q of parts) {
+    if (q === null || typeof q !== "object") continue;
+    if (q.type === "file") r.image();
+    else r.text(q.text);
   }
 }
 

@@ -5,8 +5,9 @@
 import { bad, describe, table } from "../common.js";
 import { ASSISTANT, REAL_USER, SYSTEM, TOOL, USER } from "../contract.js";
 import {
-  contentFlags, foreignPart, linkId, partsFit, payload, roleError, visible,
+  APPROVAL, STAMPED, contentFlags, foreignPart, linkId, partsFit, payload, payloadPart, roleError, visible,
 } from "./content.js";
+import { slot, stampWith } from "./stamps.js";
 
 const VERCEL_ROLES = table({ system: SYSTEM, user: USER, assistant: ASSISTANT, tool: TOOL });
 
@@ -23,11 +24,21 @@ export function readVercel(r, i, m) {
   if (!Array.isArray(content)) throw bad(i, `content must be a string or an array of parts, got ${describe(content)}`);
   // Whether it has parts besides its calls and reasoning (and texts of white space).
   let more = false;
+  // Whether an approval response stands alone (its request is not before it).
+  let alone = false;
   for (const p of content) {
     if (p === null || typeof p !== "object") continue;
     switch (p.type) {
-      case "image": case "file":
+      case "image":
         more = true;
+        r.image();
+        break;
+      case "file":
+        more = true;
+        vercelFile(r, p);
+        break;
+      case "reasoning-file":
+        // A file the model's reasoning made (v7): reasoning, weighed as an image.
         r.image();
         break;
       case "tool-call": {
@@ -50,7 +61,7 @@ export function readVercel(r, i, m) {
         // (An output of parts is `{ type: "content", value: [...] }`; the others hold text or
         // JSON: `{ type: "text" | "json" | "error-text" | "error-json", value }`.)
         if (out !== null && typeof out === "object" && "value" in out && typeof out.type === "string") {
-          if (out.type === "content") payload(r, out.value);
+          if (out.type === "content") contentOutput(r, out.value);
           else r.json(out.value);
         } else {
           payload(r, out);
@@ -60,14 +71,16 @@ export function readVercel(r, i, m) {
       case "tool-approval-request": {
         const id = linkId(p.approvalId);
         if (id === undefined) throw bad(i, "a tool-approval-request part needs approvalId");
-        r.call(`approval:${id}`);
+        r.call(APPROVAL + id);
         break;
       }
       case "tool-approval-response": {
         more = true;
         const id = linkId(p.approvalId);
         if (id === undefined) throw bad(i, "a tool-approval-response part needs approvalId");
-        r.result(`approval:${id}`);
+        // Paired with its request when that is before it; else no orphan: the SDK removes
+        // requests from a model's prompt and keeps provider-executed tools' responses.
+        if (!r.answer(APPROVAL + id)) alone = true;
         r.text(p.reason);
         break;
       }
@@ -78,6 +91,36 @@ export function readVercel(r, i, m) {
     }
   }
   if (!more && role === ASSISTANT && r.linkLength > r.linkStart[i]) r.callsOnly();
+  if (alone) {
+    // Its reading depends on the messages before it: a stamp the next call never finds the
+    // same, so that it is read afresh (and paired, once its request is before it).
+    stampWith(r.stamps.writable(i), slot(i), content, m.role, m.type, {});
+    return STAMPED;
+  }
+}
+
+/**
+ * An AI SDK file part (a message's, or an item of a tool output of `type: "content"`): an
+ * image's weight, or its text when its data is inline text (v7's `{ type: "text", text }`).
+ */
+function vercelFile(r, p) {
+  const data = p.data;
+  if (data !== null && typeof data === "object" && data.type === "text" && typeof data.text === "string") r.text(data.text);
+  else r.image();
+}
+
+/** The items of a tool output of `type: "content"`: a `file` item (v7's recommended image
+ * output, `{ type: "file", data, mediaType }`) by `vercelFile`, the others as payload parts
+ * (`file-reference`, `image-data`, v5's `media`… are media). */
+function contentOutput(r, items) {
+  if (!Array.isArray(items)) {
+    payload(r, items);
+    return;
+  }
+  for (const item of items) {
+    if (item !== null && typeof item === "object" && item.type === "file") vercelFile(r, item);
+    else payloadPart(r, item);
+  }
 }
 
 export function looksVercel(m) {
