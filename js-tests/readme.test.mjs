@@ -81,3 +81,44 @@ for (const [k, code] of blocks.entries()) {
     }
   });
 }
+
+// The framework sections' ```ts blocks (those importing an adapter) run with the real
+// frameworks: an AI SDK 5 mock model, LangChain's fakeModel(), and each block's result used.
+const frameworkBlocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1])
+  .filter((code) => /from "chat-history-reducer\/(ai-sdk|langchain)"/.test(code));
+
+test("the README shows one line for each framework adapter", () => {
+  assert.equal(frameworkBlocks.length, 2);
+});
+
+for (const [k, code] of frameworkBlocks.entries()) {
+  test(`README framework example ${k + 1} runs with the real framework`, async () => {
+    const { MockLanguageModelV2 } = await import("ai/test");
+    const { fakeModel } = await import("@langchain/core/testing");
+    const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
+    const baseModel = new MockLanguageModelV2({
+      doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, warnings: [] }),
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(c) {
+            for (const p of [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "ok" }, { type: "text-end", id: "t" },
+              { type: "finish", finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }]) c.enqueue(p);
+            c.close();
+          },
+        }),
+      }),
+    });
+    const langchain = code.includes('"chat-history-reducer/langchain"');
+    // Its own block, so that its declarations may shadow the stand-ins.
+    const body = "{\n" + code.replace(/^import \{([^}]*)\} from "([^"]+)";$/gm, 'const {$1} = await import("$2");') +
+      "\nreturn { result: typeof result === 'undefined' ? undefined : result, agent: typeof agent === 'undefined' ? undefined : agent };\n}";
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    const names = ["baseModel", "model", "messages", "tools"];
+    const values = langchain
+      ? [undefined, fakeModel().respond(new AIMessage("ok")), undefined, []]
+      : [baseModel, undefined, [{ role: "user", content: "Hi" }], {}];
+    const { result, agent } = await new AsyncFunction(...names, body)(...values);
+    if (langchain) assert.equal((await agent.invoke({ messages: [new HumanMessage("Hi")] })).messages.at(-1).text, "ok");
+    else assert.equal(await result.text, "ok");
+  });
+}

@@ -127,11 +127,14 @@ package() {
 { "name": "consumer", "private": true, "type": "module" }
 JSON
   (cd build/consumer && npm install --no-audit --no-fund --loglevel=error "../$(basename "$tarball")" >/dev/null)
-  # The peers the tests build messages with (real LangChain.js classes), and the parser that
-  # postbuild.mjs (tested beside the package) uses, from the dev tree.
+  # The peers the tests build messages with (real LangChain.js classes), the frameworks the
+  # adapters' tests run (AI SDK 5 as `ai`, AI SDK 7 as `ai-v7`, LangChain v1), and the parser
+  # that postbuild.mjs (tested beside the package) uses, from the dev tree.
   mkdir -p build/consumer/node_modules/@langchain
-  ln -sfn "$PWD/node_modules/@langchain/core" build/consumer/node_modules/@langchain/core
-  ln -sfn "$PWD/node_modules/typescript" build/consumer/node_modules/typescript
+  local peer
+  for peer in @langchain/core @langchain/langgraph ai ai-v7 langchain typescript; do
+    ln -sfn "$PWD/node_modules/$peer" "build/consumer/node_modules/$peer"
+  done
   (cd build/consumer && node --test --test-reporter=spec *.test.mjs) 2>&1 | tee "$logs/package.log"
   count_node "$logs/package.log" "package tests"
 }
