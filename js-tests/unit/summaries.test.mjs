@@ -57,6 +57,9 @@ test("summary messages have each format's exact shape", () => {
   assert.deepEqual(make("openai-responses", "user"), { type: "message", role: "user", content: [{ type: "input_text", text: TEXT }] });
   assert.deepEqual(make("gemini", "assistant"), { role: "model", parts: [{ text: TEXT }] });
   assert.deepEqual(make("langchain", "assistant"), { type: "ai", content: TEXT });
+  // The AI SDK's model-level prompt: a system message's string says nothing of the others.
+  const prompt = [{ role: "system", content: "rules" }, ...CONVERSATIONS.vercel()];
+  assert.deepEqual(makeMessage(read(prompt), "user", TEXT), { role: "user", content: [{ type: "text", text: TEXT }] });
   const ui = make("vercel-ui", "user");
   assert.match(ui.id, /^summary-[0-9a-f]{1,8}$/);
   assert.deepEqual(ui, { id: ui.id, role: "user", parts: [{ type: "text", text: TEXT }] });

@@ -8,6 +8,9 @@ import { handedOrphans, withoutOrphans } from "./results.js";
 /** Whether the input writes content as an array of parts/blocks rather than a string. */
 function usesParts(items) {
   for (const m of items) {
+    // (A system message tells nothing: the AI SDK's model-level prompt keeps it a string
+    // while every other message has parts.)
+    if (m.role === "system" || m.role === "developer") continue;
     const c = m.content !== undefined ? m.content : m.data && m.data.content;
     if (typeof c === "string") return false;
     if (Array.isArray(c)) return true;
