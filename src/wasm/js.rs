@@ -247,6 +247,11 @@ extern "C" {
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
+    /// What the summarizer is handed of message `index` when it is too large for one call:
+    /// a copy with each text cut to its head and tail, `keep` of its length; undefined when
+    /// that saves nothing.
+    #[wasm_bindgen(js_name = excerptMessage)]
+    pub fn excerpt_message(reading: &Reading, index: u32, keep: f64) -> JsValue;
     /// Writes a result's `offloaded` into `config.store`: a promise when the store's writes
     /// are asynchronous, else undefined (`js/offload.js`).
     #[wasm_bindgen(catch, js_name = storeOffloads)]
@@ -279,6 +284,9 @@ extern "C" {
         timeout_ms: JsValue,
         signal: Option<&web_sys::AbortSignal>,
     ) -> js_sys::Promise;
+    /// The usage of two calls of one summary, added.
+    #[wasm_bindgen(js_name = addUsage)]
+    pub fn add_usage(a: &JsValue, b: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = failureMessage)]
     pub fn failure_message(reason: &str, cause: &JsValue, a: f64, b: f64) -> String;
     #[wasm_bindgen(js_name = summarizerError)]
