@@ -18,9 +18,12 @@ function chat(turns) {
 
 test("push takes message objects only, all or none, and the history keeps working", async () => {
   const h = new ChatHistory({ maxTokens: 1000 }, chat(2));
+  // The error names the argument and the index it would have had in the history (only the
+  // index was named: push(a, b) with a bad b was "message 6").
   for (const bad of [42, undefined, null, "hello", [{ role: "user", content: "x" }]]) {
     assert.throws(() => h.push({ role: "user", content: "fine" }, bad),
-      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 6 && /ChatHistory\.push/.test(e.message),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 6 &&
+        /^ChatHistory\.push: argument 1 \(message 6 of the history\): expected a message object/.test(e.message),
       String(bad));
   }
   assert.equal(h.messages.length, 5, "nothing was appended");
@@ -119,12 +122,49 @@ test("reload and toJSON().offloaded hand out copies: what a caller does with the
   const copy = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: state }, config);
   for (const id of ids) state[id].length = 0;
   assert.equal(JSON.stringify(copy.toJSON().offloaded), before);
-  // An entry toJSON never writes (not an array) is not taken; an id "__proto__" is an id.
-  const odd = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: JSON.parse('{"a": 5, "b": null, "__proto__": [{"role": "user", "content": "x"}]}') }, config);
-  assert.equal(odd.reload("a"), undefined);
-  assert.equal(odd.reload("b"), undefined);
+  // An id "__proto__" is an id.
+  const odd = ChatHistory.fromJSON({ ...h.toJSON(), offloaded: JSON.parse('{"__proto__": [{"role": "user", "content": "x"}]}') }, config);
   assert.deepEqual(odd.reload("__proto__"), [{ role: "user", content: "x" }]);
   assert.deepEqual(Object.keys(odd.toJSON().offloaded), ["__proto__"]);
+});
+
+test("fromJSON refuses an offloaded that no history writes: INVALID_CONFIG, field state", async () => {
+  // Out-of-range indices vanished, entries that are not arrays were skipped, and
+  // non-messages were taken: reload(id) handed them to the model as its messages.
+  const config = { strategy: "progressive", maxTokens: 2300, minToolRun: 3 };
+  const h = new ChatHistory(config, [{ role: "system", content: "s" }]);
+  for (let t = 0; t < 4; t++) {
+    h.push({ role: "user", content: `question ${t}` });
+    for (let k = 0; k < 4; k++) {
+      h.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}_${k}`, type: "function", function: { name: "search", arguments: "{}" } }] });
+      h.push({ role: "tool", tool_call_id: `c${t}_${k}`, content: "result data ".repeat(k === 2 ? 400 : 20) });
+    }
+    h.push({ role: "assistant", content: `answer ${t}` });
+  }
+  await h.prepare();
+  const state = JSON.parse(JSON.stringify(h));
+  const [id] = Object.keys(state.offloaded);
+  assert.ok(id, "something was offloaded");
+  assert.deepEqual(ChatHistory.fromJSON(state, config).reload(id), h.reload(id), "a state toJSON wrote reads back");
+  const corrupt = {
+    "not an object": 5,
+    "an array": [[1]],
+    "an entry that is not an array": { [id]: 5 },
+    "an index past original": { [id]: [...state.offloaded[id], 1e9] },
+    "a negative index": { [id]: [-1] },
+    "a fractional index": { [id]: [0.5] },
+    "a string": { [id]: ["hello"] },
+    "null": { [id]: [null] },
+    "an object of no format": { [id]: [{ foo: 1 }] },
+    "a message of another format": { [id]: [{ role: "model", parts: [{ text: "gemini" }] }] },
+  };
+  for (const [what, offloaded] of Object.entries(corrupt)) {
+    assert.throws(() => ChatHistory.fromJSON({ ...state, offloaded }, config),
+      (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "state" && /^ChatHistory\.fromJSON: state\.offloaded/.test(e.message), what);
+  }
+  // A state without offloaded originals has none.
+  const { offloaded, ...none } = state;
+  assert.equal(ChatHistory.fromJSON(none, config).reload(id), undefined);
 });
 
 test("toJSON writes each offloaded original that is one of original's as its index there (state version 2); fromJSON reads versions 1 and 2", async () => {
@@ -159,10 +199,10 @@ test("toJSON writes each offloaded original that is one of original's as its ind
     }
     assert.deepEqual(copy.toJSON(), state, `version ${written.version} read, version 2 written`);
   }
-  // An index that is not one of original's is left out.
+  // An index that is not one of original's is refused.
   const id = Object.keys(state.offloaded)[0];
-  const odd = ChatHistory.fromJSON({ ...JSON.parse(text), offloaded: { [id]: [state.offloaded[id][0], 1e9, -1, 0.5] } }, { maxTokens: 3000 });
-  assert.deepEqual(odd.reload(id), [h.original[state.offloaded[id][0]]]);
+  assert.throws(() => ChatHistory.fromJSON({ ...JSON.parse(text), offloaded: { [id]: [state.offloaded[id][0], 1e9] } }, { maxTokens: 3000 }),
+    (e) => e.code === "INVALID_CONFIG" && e.field === "state");
   assert.throws(() => ChatHistory.fromJSON({ ...state, version: 3 }, { maxTokens: 3000 }), (e) => e.code === "INVALID_CONFIG" && /version/.test(e.message));
 });
 
@@ -197,7 +237,7 @@ test("a message of another format than the history's is refused by push, and the
   const anthropic = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] };
   for (const bad of [[gemini], [{ role: "user", content: "fine" }, gemini]]) {
     assert.throws(() => h.push(...bad),
-      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /ChatHistory\.push: message \d+ looks like .*a history holds messages of one format/.test(e.message),
+      (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGES" && /ChatHistory\.push: argument \d \(message \d of the history\) looks like .*a history holds messages of one format/.test(e.message),
       JSON.stringify(bad));
     assert.equal(h.messages.length, 3, "nothing was appended");
     assert.equal(h.original.length, 3);
@@ -376,7 +416,7 @@ test("a message its format's reader refuses is refused by push, new and fromJSON
     { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: cyclic } }] },
   ];
   for (const m of refused) {
-    assert.throws(() => h.push(m), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 3 && /ChatHistory\.push: message 3/.test(e.message), JSON.stringify(m.content ?? m.tool_calls?.[0]?.id));
+    assert.throws(() => h.push(m), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" && e.index === 3 && /ChatHistory\.push: argument 0 \(message 3 of the history\): /.test(e.message), JSON.stringify(m.content ?? m.tool_calls?.[0]?.id));
   }
   assert.equal(h.messages.length, 3, "nothing appended");
   h.push({ role: "user", content: "fine" });

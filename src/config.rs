@@ -18,6 +18,11 @@ const MIN_CHARS_PER_TOKEN: f64 = 0.01;
 /// a summary judged by what it replaces would be refused where a few short messages go.
 pub const DEFAULT_SUMMARY_MAX_TOKENS: f64 = 1000.0;
 
+/// `summarizerInputTokens` unless set: a summary of a chat is rarely handed more, any
+/// hosted model takes it with room for its instructions and reply, and a tool output of a
+/// few hundred thousand characters goes as an excerpt instead of whole.
+pub const DEFAULT_SUMMARIZER_INPUT_TOKENS: f64 = 32_000.0;
+
 /// An option's value as the caller gave it, before validation. The boundary turns
 /// JavaScript values into these; tests build them directly.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +140,8 @@ pub struct Config {
     pub min_tool_run: usize,
     pub current_round_ratio: f64,
     pub on_over_budget: OnOverBudget,
+    /// The most one summarizer call is handed (`strategies::chunks`).
+    pub summarizer_input_tokens: f64,
 }
 
 impl Default for Config {
@@ -170,6 +177,7 @@ impl Default for Config {
             min_tool_run: 6,
             current_round_ratio: 0.3,
             on_over_budget: OnOverBudget::BestEffort,
+            summarizer_input_tokens: DEFAULT_SUMMARIZER_INPUT_TOKENS,
         }
     }
 }
@@ -306,7 +314,7 @@ impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
     /// test checks it). The boundary reads them all in one pass, in this order, from the
     /// list build.rs generates from the same constant.
-    pub const OPTION_NAMES: [&'static str; 35] = crate::contract::OPTION_NAMES;
+    pub const OPTION_NAMES: [&'static str; 36] = crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -572,6 +580,9 @@ impl Config {
                 return Err(other.wrong("store", "an object with get(id) and set(id, messages)"))
             }
         }
+        if let Some(n) = r.positive("summarizerInputTokens")? {
+            c.summarizer_input_tokens = n;
+        }
         Ok(c)
     }
 
@@ -729,6 +740,31 @@ mod tests {
             ("reservedTokens", Number(-1.0)),
         ])
         .is_err());
+    }
+
+    #[test]
+    fn summarizer_input_tokens_has_a_default_and_is_a_positive_number() {
+        let c = Config::from_pairs(&[("maxTokens", Number(1000.0))]).unwrap();
+        assert_eq!(c.summarizer_input_tokens, DEFAULT_SUMMARIZER_INPUT_TOKENS);
+        let c = Config::from_pairs(&[
+            ("maxTokens", Number(1000.0)),
+            ("summarizerInputTokens", Number(4000.0)),
+        ])
+        .unwrap();
+        assert_eq!(c.summarizer_input_tokens, 4000.0);
+        for bad in [
+            Number(0.0),
+            Number(-1.0),
+            Number(f64::INFINITY),
+            Text("8k".into()),
+        ] {
+            let e = Config::from_pairs(&[
+                ("maxTokens", Number(1000.0)),
+                ("summarizerInputTokens", bad),
+            ])
+            .unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("summarizerInputTokens"));
+        }
     }
 
     #[test]

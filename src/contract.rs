@@ -91,7 +91,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 35] = [
+    OPTION_NAMES: [&str; 36] = [
         "strategy",
         "format",
         "maxTokens",
@@ -127,6 +127,7 @@ contract! {
         "onEvent",
         "reservedTokens",
         "store",
+        "summarizerInputTokens",
     ];
 
     // The kind of an option's value, as `readOptions` reports it.

@@ -177,6 +177,15 @@ impl Transcript {
         self.links.push(Link { message, key, kind });
     }
 
+    /// The tokens of the messages at `indices`.
+    pub fn tokens_of(&self, indices: &[u32]) -> f64 {
+        let mut sum = 0.0;
+        for &i in indices {
+            sum += self.messages[i as usize].tokens;
+        }
+        sum
+    }
+
     /// The input's tokens: the sum of the messages' (0, not the -0 of an empty `f64` sum, for
     /// none), and what they leave out ([`Transcript::uncounted`]).
     pub fn total_tokens(&self) -> f64 {

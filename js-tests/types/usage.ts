@@ -188,6 +188,7 @@ const config: ReduceConfig = {
   currentRoundRatio: 0.3,
   onOverBudget: "bestEffort",
   onEvent: (e: ReduceEvent) => void events.push(e),
+  summarizerInputTokens: 32_000,
 };
 
 export async function main(wasmBytes: Uint8Array): Promise<void> {

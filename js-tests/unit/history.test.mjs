@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ALL_FORMATS, FORMATS } from "../../src/wasm/js/formats/index.js";
-import { checkMessages, historyConfig, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
+import { checkMessages, checkOffloaded, historyConfig, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
 import { reduceError } from "./helpers.mjs";
 
 /** How history.rs passes "auto": every bit set. */
@@ -30,10 +30,26 @@ test("checkMessages: another format is INVALID_MESSAGES; a non-message or unread
   assert.equal(e.code, "INVALID_MESSAGE");
   assert.equal(e.index, 2);
 
-  e = reduceError(() => checkMessages([{ role: "user", content: "ok" }, { role: "assistant", content: null, tool_calls: "x" }], 4, "ChatHistory.push", AUTO));
+  e = reduceError(() => checkMessages([{ role: "user", content: "ok" }, { role: "assistant", content: null, tool_calls: "x" }], 4, "new ChatHistory", AUTO, false));
   assert.equal(e.code, "INVALID_MESSAGE");
   assert.equal(e.index, 5);
-  assert.match(e.message, /^ChatHistory\.push: message 5: tool_calls must be an array/);
+  assert.match(e.message, /^new ChatHistory: message 5: tool_calls must be an array/);
+});
+
+test("checkMessages: a pushed message's error names the argument of push and the index it would have in the history", () => {
+  // Only the index in the history was named: a caller of push(a, b) was told "message 6".
+  const ok = { role: "user", content: "ok" };
+  for (const [bad, what] of [[5, /expected a message object, got the number 5/], [{ role: "wizard" }, /not a message of any known format/],
+    [{ role: "assistant", content: null, tool_calls: "x" }, /tool_calls must be an array/]]) {
+    const e = reduceError(() => checkMessages([ok, bad], 4, "ChatHistory.push", AUTO, true));
+    assert.equal(e.code, "INVALID_MESSAGE");
+    assert.equal(e.index, 5);
+    assert.match(e.message, /^ChatHistory\.push: argument 1 \(message 5 of the history\): /);
+    assert.match(e.message, what);
+  }
+  const e = reduceError(() => checkMessages([ok, { type: "human", content: "y" }], 3, "ChatHistory.push", mask("openai"), true));
+  assert.equal(e.code, "INVALID_MESSAGES");
+  assert.match(e.message, /^ChatHistory\.push: argument 1 \(message 4 of the history\) looks like langchain/);
 });
 
 test("usageCounts: [inputTokens, outputTokens], undefined where left out; anything else INVALID_CONFIG field usage", () => {
@@ -82,10 +98,61 @@ test("readState: messages that are not an array are INVALID_CONFIG field state; 
   const parts = readState(odd, 2, numbers);
   assert.deepEqual([...savedCounts(parts)], [NaN, 3]);
   assert.equal(parts[2], undefined);
-  assert.equal(parts[3], undefined);
+  assert.deepEqual(parts[3], {}, "no offloaded originals");
   assert.deepEqual([...numbers], [NaN, NaN, NaN, 0, NaN, NaN, NaN, 1]);
   assert.deepEqual(stateHeader(null), [undefined, undefined]);
   assert.deepEqual(stateHeader({ get kind() { throw new Error("no"); }, version: 1 }), [undefined, 1]);
+});
+
+test("readState: an offloaded a history never writes is INVALID_CONFIG field state", () => {
+  // Out-of-range indices vanished and non-messages were taken: reload handed them to the model.
+  const original = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+  const state = (offloaded) => ({ messages: [], original, offloaded });
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  for (const [offloaded, what] of [
+    [5, /must be an object of offload ids, got the number 5/],
+    [[[0]], /must be an object of offload ids/],
+    [{ ctx_a: 5 }, /\["ctx_a"\] must be an array of messages, got the number 5/],
+    [{ ctx_a: [0, 2] }, /\["ctx_a"\]\[1\] is 2, not an index of state\.original \(2 messages\)/],
+    [{ ctx_a: [-1] }, /is -1, not an index/],
+    [{ ctx_a: [0.5] }, /is 0\.5, not an index/],
+    [{ ctx_a: ["hello"] }, /\["ctx_a"\]\[0\] must be a message or an index of state\.original, got/],
+    [{ ctx_a: [null] }, /must be a message/],
+    [{ ctx_a: [[original[0]]] }, /must be a message/],
+    [{ get ctx_a() { throw new Error("boom"); } }, /could not be read: .*boom/],
+    [revoked.proxy, /could not be read/],
+  ]) {
+    const e = reduceError(() => readState(state(offloaded), 2, new Float64Array(8)));
+    assert.equal(e.code, "INVALID_CONFIG", String(what));
+    assert.equal(e.field, "state");
+    assert.match(e.message, /^ChatHistory\.fromJSON: state\.offloaded/);
+    assert.match(e.message, what);
+  }
+  // What a history writes: indices of original, and messages earlier reductions wrote.
+  const note = { role: "assistant", content: "[compressed tool run: …]" };
+  const [, , , offloaded] = readState(state({ ctx_a: [1, note], ["__proto__"]: [0] }), 2, new Float64Array(8));
+  assert.equal(offloaded.ctx_a[0], original[1]);
+  assert.equal(offloaded.ctx_a[1], note);
+  assert.ok(Object.hasOwn(offloaded, "__proto__"), "an id like any other");
+  assert.equal(Object.getOwnPropertyDescriptor(offloaded, "__proto__").value[0], original[0]);
+  assert.deepEqual(readState(state(undefined), 2, new Float64Array(8))[3], {});
+});
+
+test("checkOffloaded: offloaded originals that are not messages of the history's formats are INVALID_CONFIG field state", () => {
+  const original = [{ role: "user", content: "a" }];
+  const openai = mask("openai");
+  checkOffloaded({ ctx_a: [original[0], { role: "assistant", content: "note" }] }, original, openai);
+  for (const [offloaded, what] of [
+    [{ ctx_a: [{ foo: 1 }] }, /^ChatHistory\.fromJSON: state\.offloaded\["ctx_a"\]: message 0: not a message of any known format/],
+    [{ ctx_b: [{ role: "user", parts: [{ text: "g" }] }] }, /state\.offloaded\["ctx_b"\]: message 0 looks like gemini/],
+    [{ ctx_c: [{ role: "user", content: 42 }] }, /state\.offloaded\["ctx_c"\]: message 0/],
+  ]) {
+    const e = reduceError(() => checkOffloaded(offloaded, original, openai));
+    assert.equal(e.code, "INVALID_CONFIG");
+    assert.equal(e.field, "state");
+    assert.match(e.message, what);
+  }
 });
 
 test("reloaded: a copy of the offloaded originals for an own string id, else undefined", () => {

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { compressRun, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { compressRun, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -252,4 +252,49 @@ test("resolveOffloads: an original that is an earlier preview or compressed text
   const serialized = JSON.parse(JSON.stringify(lc));
   const lcPreview = offloadMessage(handed(serialized), 2, 20, 100);
   assert.deepEqual(resolveOffloads({ [lcPreview.id]: [serialized[2]] }, { d: [lcPreview.message] }).d, [serialized[2]]);
+});
+
+test("headAndTail: the text's head and tail, a share of its length, and how much was left out between them", () => {
+  const text = "a".repeat(50) + "b".repeat(50);
+  assert.equal(headAndTail(text, 0.2), `${"a".repeat(10)}\n[… 80 characters omitted …]\n${"b".repeat(10)}`);
+  assert.equal(headAndTail(text, 1), text);
+  assert.equal(headAndTail("", 0.5), "");
+  assert.equal(headAndTail(text, 0), "\n[… 100 characters omitted …]\n");
+  // Never half of a surrogate pair at either cut.
+  const emoji = "😀".repeat(10);
+  for (const keep of [0.1, 0.15, 0.25, 0.35, 0.5]) {
+    const cut = headAndTail(emoji, keep);
+    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(cut), `${keep}: ${cut}`);
+    const omitted = Number(/\[… (\d+) characters omitted …\]/.exec(cut)[1]);
+    assert.equal(cut.replace(/\n\[… \d+ characters omitted …\]\n/, "").length + omitted, emoji.length, keep);
+  }
+});
+
+test("excerptMessage: a copy in the message's own format with its texts cut, fields kept; undefined when nothing can be cut", () => {
+  const big = "x".repeat(2000) + "END";
+  const call = { role: "assistant", content: null, tool_calls: [openaiCall("c1", "read", "{}")] };
+  const openai = [{ role: "user", content: "q" }, call, { role: "tool", tool_call_id: "c1", content: big, extra: 1 }];
+  const r = handed(openai);
+  const cut = excerptMessage(r, 2, 0.1);
+  assert.notEqual(cut, openai[2]);
+  assert.deepEqual({ ...cut, content: undefined }, { ...openai[2], content: undefined }, "the other fields as they were");
+  assert.match(cut.content, /^x{100}\n\[… 1803 characters omitted …\]\nx{97}END$/);
+  assert.equal(openai[2].content, big, "the original untouched");
+  // Read back, it still answers its call.
+  assert.deepEqual(allLinks(readWith(openai, 2, cut))[2], allLinks(r)[2]);
+  // A message whose size is in its call's arguments has no text to cut.
+  assert.equal(excerptMessage(handed([{ role: "user", content: "q" }, { ...call, tool_calls: [openaiCall("c1", "write", big)] }]), 1, 0.1), undefined);
+  // Anthropic blocks: the text parts and a tool result's content are cut, the call kept.
+  const anthropic = [
+    { role: "user", content: [{ type: "text", text: "q" }] },
+    { role: "assistant", content: [{ type: "text", text: big }, { type: "tool_use", id: "t1", name: "read", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: big }] },
+  ];
+  const a = handed(anthropic);
+  const said = excerptMessage(a, 1, 0.1);
+  assert.match(said.content[0].text, /characters omitted/);
+  assert.deepEqual(said.content[1], anthropic[1].content[1]);
+  const result = excerptMessage(a, 2, 0.1);
+  assert.equal(result.content[0].tool_use_id, "t1");
+  assert.match(result.content[0].content, /^x{100}\n\[… \d+ characters omitted …\]/);
 });

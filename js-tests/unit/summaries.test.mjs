@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ASSISTANT, SUMMARY, SYSTEM, USER } from "../../src/wasm/js/contract.js";
-import { callSummarizer, failureMessage, makeMessage, summaryMessage, summaryText, wrapSummary } from "../../src/wasm/js/summaries.js";
+import { addUsage, callSummarizer, failureMessage, makeMessage, summaryMessage, summaryText, wrapSummary } from "../../src/wasm/js/summaries.js";
 import { HumanMessage, AIMessage } from "@langchain/core/messages";
 import { TAG, read } from "./helpers.mjs";
 
@@ -185,4 +185,14 @@ test("failureMessage says why, in words", () => {
   assert.equal(failureMessage("timeout", undefined, 250), "the summarizer did not answer within timeoutMs (250 ms)");
   assert.equal(failureMessage("rejected", new Error("rate limit")), "the summarizer rejected: rate limit");
   assert.match(failureMessage("tooLarge", undefined, 900, 500), /^the summary has 900 tokens .*over its limit \(500/);
+});
+
+test("addUsage: the usage of a summary made in several calls, field by field", () => {
+  const a = { inputTokens: 100, outputTokens: 8, prompt_tokens_details: { cached_tokens: 4 } };
+  const b = { inputTokens: 50, outputTokens: 9, prompt_tokens_details: { cached_tokens: 1, audio_tokens: 2 }, cost: 3 };
+  assert.deepEqual(addUsage(a, b), { inputTokens: 150, outputTokens: 17, prompt_tokens_details: { cached_tokens: 5, audio_tokens: 2 }, cost: 3 });
+  assert.deepEqual(a, { inputTokens: 100, outputTokens: 8, prompt_tokens_details: { cached_tokens: 4 } }, "neither is changed");
+  assert.equal(addUsage(undefined, b), b);
+  assert.equal(addUsage(a, undefined), a);
+  assert.equal(addUsage(undefined, undefined), undefined);
 });

@@ -81,7 +81,7 @@ impl ChatHistory {
         };
         // (Checked before they are held: an array of holes or of non-messages is an error,
         // not millions of references taken.)
-        let formats = boundary::check_messages(&list, 0, by, all)?;
+        let formats = boundary::check_messages(&list, 0, by, all, false)?;
         Ok(ChatHistory {
             state: Rc::new(RefCell::new(Held {
                 config,
@@ -115,7 +115,8 @@ impl ChatHistory {
 
     /// Appends messages to the working history and to `original`; throws (appending none)
     /// `INVALID_MESSAGE` if one is not a message object, and `INVALID_MESSAGES` if one is of
-    /// another format than the history's (with `format: "auto"`).
+    /// another format than the history's (with `format: "auto"`), naming the argument and
+    /// the index it would have had in `messages` (the error's `index`).
     ///
     /// ```javascript
     /// history.push({ role: "user", content: "Hello" }, { role: "assistant", content: "Hi" });
@@ -136,7 +137,7 @@ impl ChatHistory {
         };
         let list: Array = messages.iter().collect();
         // (Nothing is appended unless all are messages of the history's format.)
-        let formats = boundary::check_messages(&list, len, "ChatHistory.push", formats)?;
+        let formats = boundary::check_messages(&list, len, "ChatHistory.push", formats, true)?;
         let reply = if awaits_reply {
             reply_in(&list)
         } else {
@@ -386,7 +387,9 @@ impl ChatHistory {
     }
 
     /// A history from `toJSON()`'s state (after a JSON round trip) and a config, which
-    /// holds what JSON cannot (the summarizer, countTokens).
+    /// holds what JSON cannot (the summarizer, countTokens). A state no history wrote (its
+    /// messages or offloaded originals are not what `toJSON()` writes) is `INVALID_CONFIG`,
+    /// field `state`.
     ///
     /// ```javascript
     /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config);
@@ -432,7 +435,10 @@ impl ChatHistory {
         // `original` is of the working messages' format too (a state that mixes them made
         // every later push of one of them fail).
         let formats = history.state.borrow().history.formats();
-        let formats = boundary::check_messages(&saved.original, 0, by, formats)?;
+        let formats = boundary::check_messages(&saved.original, 0, by, formats, false)?;
+        if let Some(offloaded) = &saved.offloaded {
+            boundary::check_offloaded(offloaded, &saved.original, formats)?;
+        }
         {
             let mut s = history.state.borrow_mut();
             s.history = History::restore(&saved, s.messages.length() as usize, formats);

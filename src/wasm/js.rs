@@ -247,6 +247,11 @@ extern "C" {
     ) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
+    /// What the summarizer is handed of message `index` when it is too large for one call:
+    /// a copy with each text cut to its head and tail, `keep` of its length; undefined when
+    /// that saves nothing.
+    #[wasm_bindgen(js_name = excerptMessage)]
+    pub fn excerpt_message(reading: &Reading, index: u32, keep: f64) -> JsValue;
     /// Writes a result's `offloaded` into `config.store`: a promise when the store's writes
     /// are asynchronous, else undefined (`js/offload.js`).
     #[wasm_bindgen(catch, js_name = storeOffloads)]
@@ -279,6 +284,9 @@ extern "C" {
         timeout_ms: JsValue,
         signal: Option<&web_sys::AbortSignal>,
     ) -> js_sys::Promise;
+    /// The usage of two calls of one summary, added.
+    #[wasm_bindgen(js_name = addUsage)]
+    pub fn add_usage(a: &JsValue, b: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = failureMessage)]
     pub fn failure_message(reason: &str, cause: &JsValue, a: f64, b: f64) -> String;
     #[wasm_bindgen(js_name = summarizerError)]
@@ -344,6 +352,14 @@ extern "C" {
     #[wasm_bindgen(js_name = readState, catch)]
     pub fn read_state(state: &JsValue, version: u32, numbers: &mut [f64])
         -> Result<Array, JsValue>;
+    /// `INVALID_CONFIG` (field `state`) for offloaded originals that are not messages of the
+    /// history's `formats` (those of `original` are checked as its own).
+    #[wasm_bindgen(js_name = checkOffloaded, catch)]
+    pub fn check_offloaded(
+        offloaded: &Object,
+        original: &Array,
+        formats: u32,
+    ) -> Result<(), JsValue>;
     /// The counts of `read_state`'s parts (NaN for a value that is no number).
     #[wasm_bindgen(js_name = savedCounts)]
     pub fn saved_counts(parts: &Array) -> Vec<f64>;
@@ -358,13 +374,15 @@ extern "C" {
     /// Whether a history that holds `before` messages, all of the formats `formats` (a bit
     /// mask of the formats (`js/formats/index.js`); under a named format its code with the flag 1 << 30), may take
     /// `values`: an error if one is not a message, not of those formats, or refused by their
-    /// reader; else the formats all its messages fit then.
+    /// reader (naming, when `pushed`, the argument of `push` too); else the formats all its
+    /// messages fit then.
     #[wasm_bindgen(catch, js_name = checkMessages)]
     pub fn check_messages(
         values: &Array,
         before: u32,
         by: &str,
         formats: u32,
+        pushed: bool,
     ) -> Result<u32, JsValue>;
 }
 

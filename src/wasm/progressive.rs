@@ -10,7 +10,7 @@ use super::encode::{core_events, Writings};
 use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
-    summary_message, Failure,
+    summary_message, Failure, Input,
 };
 use super::Finished;
 use crate::config::OnSummarizerError;
@@ -165,21 +165,26 @@ pub async fn reduce(
     // A failed summary: throw, or note it and go on without it; after a timeout the
     // summarizer is asked nothing more (`timeoutMs` bounds the whole reduction's wait by
     // about itself, not by itself for each summary).
-    let on_failure = |p: &mut Progressive, kind: &str, failure: Failure, fallback: &str| {
-        if config.on_summarizer_error == OnSummarizerError::Throw {
-            return Err(failure_error(call, &failure));
-        }
-        failures.push(&failure_event(call, kind, &failure, fallback));
-        places.push(&JsValue::from(p.events_so_far() as u32));
-        if matches!(failure, Failure::Timeout) {
-            p.stop_summarizing();
-        }
-        Ok::<(), JsValue>(())
-    };
+    let on_failure =
+        |p: &mut Progressive, kind: &str, failure: Failure, fallback: &str, calls: u32| {
+            if config.on_summarizer_error == OnSummarizerError::Throw {
+                return Err(failure_error(call, &failure));
+            }
+            failures.push(&failure_event(call, kind, &failure, fallback, calls));
+            places.push(&JsValue::from(p.events_so_far() as u32));
+            if matches!(failure, Failure::Timeout) {
+                p.stop_summarizing();
+            }
+            Ok::<(), JsValue>(())
+        };
+    // The summarizer's calls of the summaries each stage took, by the place of its event (a
+    // failed summary's are in its own event).
+    let mut stage_calls: Vec<(u32, u32)> = Vec::new();
     loop {
         let action = p.next_action();
-        // The kind of the summary `made` holds, if any.
+        // The kind of the summary `made` holds, if any, and the calls this action made.
         let mut asked = None;
+        let mut calls = 0;
         // The most a rewritten message may have (its note and `text_max`).
         let mut cap = f64::INFINITY;
         let made = match &action {
@@ -194,13 +199,19 @@ pub async fn reduce(
                 // (Its text is asked for at most `summaryMaxTokens`, as every summary.)
                 let summary = if p.summarizing() {
                     let target = target.ceil().max(1.0).min(text_max);
-                    match ask(call, reading, "toolRun", messages, &[], target).await? {
+                    let input = Input {
+                        t,
+                        structure: Some(p.structure()),
+                        indices: messages,
+                        previous: &[],
+                    };
+                    match ask(call, reading, "toolRun", input, target, &mut calls).await? {
                         Ok(answer) => {
                             asked = Some("toolRun");
                             JsValue::from(answer.text)
                         }
                         Err(failure) => {
-                            on_failure(&mut p, "toolRun", failure, "digest")?;
+                            on_failure(&mut p, "toolRun", failure, "digest", calls)?;
                             JsValue::UNDEFINED
                         }
                     }
@@ -234,7 +245,13 @@ pub async fn reduce(
                     Err(failure)
                 } else {
                     let target = (target_tokens - wrapping).max(1.0).min(room.floor());
-                    ask(call, reading, "round", &rounds, &previous, target).await?
+                    let input = Input {
+                        t,
+                        structure: Some(p.structure()),
+                        indices: &rounds,
+                        previous: &previous,
+                    };
+                    ask(call, reading, "round", input, target, &mut calls).await?
                 };
                 match outcome {
                     Ok(answer) => {
@@ -247,7 +264,7 @@ pub async fn reduce(
                         })
                     }
                     Err(failure) => {
-                        on_failure(&mut p, "round", failure, "none")?;
+                        on_failure(&mut p, "round", failure, "none", calls)?;
                         None
                     }
                 }
@@ -274,32 +291,50 @@ pub async fn reduce(
                     None
                 } else {
                     let target = target_tokens.min(room.floor());
-                    match ask(call, reading, kind.name(), &[*message], &[], target).await? {
+                    let input = Input {
+                        t,
+                        structure: Some(p.structure()),
+                        indices: &[*message],
+                        previous: &[],
+                    };
+                    match ask(call, reading, kind.name(), input, target, &mut calls).await? {
                         Ok(answer) => {
                             asked = Some(kind.name());
                             let w = rewrite_with_summary(reading, *message, &answer.text);
                             rewritten(reading, w, *message)
                         }
                         Err(failure) => {
-                            on_failure(&mut p, kind.name(), failure, "none")?;
+                            on_failure(&mut p, kind.name(), failure, "none", calls)?;
                             None
                         }
                     }
                 }
             }
         };
-        // A summary over its limit is a failed one.
-        if let (Some(tokens), Some(kind)) = (
+        // (The stage under way has the next event.)
+        let stage = p.events_so_far() as u32;
+        match (
             record(&mut p, &action, made, call, t, &mut writings, cap)?,
             asked,
         ) {
-            let failure = Failure::TooLarge(tokens, p.limit(&action).min(cap));
-            failed(call, kind, &failure)?;
-            on_failure(&mut p, kind, failure, "none")?;
+            // A summary over its limit is a failed one.
+            (Some(tokens), Some(kind)) => {
+                let failure = Failure::TooLarge(tokens, p.limit(&action).min(cap));
+                failed(call, kind, &failure)?;
+                on_failure(&mut p, kind, failure, "none", calls)?;
+            }
+            (None, Some(_)) => match stage_calls.iter_mut().find(|(s, _)| *s == stage) {
+                Some((_, n)) => *n += calls,
+                None => stage_calls.push((stage, calls)),
+            },
+            _ => {}
         }
     }
     let r = p.finish()?;
     let events = core_events(&r);
+    for (at, n) in stage_calls {
+        set(&events.get(at).unchecked_into(), "summarizerCalls", n);
+    }
     for (k, failed) in failures.iter().enumerate() {
         // (After the failures before it.)
         let at = places.get(k as u32).as_f64().unwrap_or(0.0) as u32 + k as u32;

@@ -2,6 +2,8 @@
 //! summarizer, then let the core build the reduction — or fall back to `truncate`, or
 //! throw, as `onSummarizerError` says. A failing summarizer never loses a message.
 
+use std::borrow::Cow;
+
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -9,13 +11,15 @@ use wasm_bindgen_futures::JsFuture;
 use super::decode::{count_new_message, hand_orphans_of, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
-    call_summarizer, emit, failure_message, make_summary, now, pick, summarizer_error,
-    summary_text, wrap_summary, Outcome, Reading,
+    add_usage, call_summarizer, emit, excerpt_message, failure_message, make_summary, now, pick,
+    summarizer_error, summary_text, wrap_summary, Outcome, Reading,
 };
 use super::Finished;
 use crate::config::{OnOverBudget, OnSummarizerError, SummaryRole};
 use crate::error::{ErrorCode, ReduceError};
+use crate::strategies::chunks::{chunks_of, InputBudget};
 use crate::strategies::{summarize, Reduction};
+use crate::structure::Structure;
 use crate::transcript::Transcript;
 use crate::{plan_summary, SummaryStep};
 
@@ -103,34 +107,135 @@ pub fn wrapping(call: &Call, reading: &Reading, t: &Transcript) -> Result<f64, J
     count_new_message(&empty, call, t.format)
 }
 
-/// Asks the summarizer for a summary of the originals at `indices`, reporting
-/// `summarizeStart` / `summarizeEnd` / `summarizeFailed`. `Ok(Err(failure))` is a failure
-/// the caller may fall back from; `Err` is an abort (or an exception from `onEvent`).
-/// The texts of the earlier summaries at `previous` (single mode) go as `previousSummary`.
+/// What a summary is of: the messages at `indices` of `t`, oldest first, and (single mode)
+/// the earlier summaries at `previous`, whose texts go as `previousSummary`.
+pub struct Input<'a> {
+    pub t: &'a Transcript,
+    /// The structure of `t` where the caller has it; made when the input is chunked.
+    pub structure: Option<&'a Structure>,
+    pub indices: &'a [u32],
+    pub previous: &'a [u32],
+}
+
+/// Asks the summarizer for a summary of `input`, in as many calls as
+/// `summarizerInputTokens` needs (`strategies::chunks`: oldest first, each call handed the
+/// summary so far as `previousSummary`, a message too large for a call as an excerpt),
+/// reporting `summarizeStart` / `summarizeEnd` / `summarizeFailed` for each. `calls` counts
+/// them. `Ok(Err(failure))` is a failed call, which fails the summary (the caller may fall
+/// back from it); `Err` is an abort (or an exception from `onEvent`).
 pub async fn ask(
     call: &Call,
     reading: &Reading,
     kind: &str,
-    indices: &[u32],
-    previous: &[u32],
+    input: Input<'_>,
     target_tokens: f64,
+    calls: &mut u32,
+) -> Result<Result<Answer, Failure>, JsValue> {
+    let config = &call.config;
+    let t = input.t;
+    let budget = InputBudget {
+        limit: config.summarizer_input_tokens,
+        previous: t.tokens_of(input.previous),
+        summary: target_tokens,
+    };
+    let chunks = chunks_of(
+        t,
+        input.indices,
+        || match input.structure {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(Structure::of(t)),
+        },
+        &budget,
+    );
+    let mut previous: Option<JsValue> = (!input.previous.is_empty())
+        .then(|| summary_text(reading, input.previous, &config.summary_tag).into());
+    let mut answer = Answer {
+        text: JsString::from(""),
+        usage: JsValue::UNDEFINED,
+        duration_ms: 0.0,
+    };
+    for (k, chunk) in chunks.iter().enumerate() {
+        let indices = &input.indices[chunk.start..chunk.end];
+        let messages = pick(reading, indices);
+        for &(at, room) in &chunk.excerpts {
+            let excerpt = excerpt(call, reading, t, input.indices[at], room)?;
+            messages.set((at - chunk.start) as u32, excerpt);
+        }
+        *calls += 1;
+        let part = (k as u32 + 1, chunks.len() as u32);
+        let asked = ask_once(call, kind, messages, previous.as_ref(), target_tokens, part);
+        match asked.await? {
+            Ok(a) => {
+                previous = Some(a.text.clone().into());
+                answer = Answer {
+                    text: a.text,
+                    usage: add_usage(&answer.usage, &a.usage),
+                    duration_ms: answer.duration_ms + a.duration_ms,
+                };
+            }
+            Err(failure) => return Ok(Err(failure)),
+        }
+    }
+    Ok(Ok(answer))
+}
+
+/// Message `i` of `t`, more than `room` tokens, as a head-and-tail excerpt of about `room`
+/// tokens as the config counts them; the original when it has no text to cut.
+fn excerpt(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    i: u32,
+    room: f64,
+) -> Result<JsValue, JsValue> {
+    let mut keep = room / t.messages[i as usize].tokens.max(1.0);
+    let mut written = JsValue::UNDEFINED;
+    // (Its texts are not all of its tokens, nor equally dense: cut again by what the count
+    // says, a few times at most.)
+    for _ in 0..4 {
+        let cut = excerpt_message(reading, i, keep);
+        if cut.is_undefined() {
+            break;
+        }
+        let tokens = count_new_message(&cut, call, t.format)?;
+        written = cut;
+        if tokens <= room {
+            break;
+        }
+        keep *= 0.9 * room / tokens;
+    }
+    Ok(if written.is_undefined() {
+        pick(reading, &[i]).get(0)
+    } else {
+        written
+    })
+}
+
+/// One call of the summarizer with `messages` (`part`: its number among the calls of this
+/// summary, and how many there are).
+async fn ask_once(
+    call: &Call,
+    kind: &str,
+    messages: Array,
+    previous: Option<&JsValue>,
+    target_tokens: f64,
+    part: (u32, u32),
 ) -> Result<Result<Answer, Failure>, JsValue> {
     let config = &call.config;
     let request = Object::new();
+    let count = messages.length();
     set(&request, "kind", kind);
-    set(&request, "messages", pick(reading, indices));
-    if !previous.is_empty() {
-        set(
-            &request,
-            "previousSummary",
-            summary_text(reading, previous, &config.summary_tag),
-        );
+    set(&request, "messages", messages);
+    if let Some(previous) = previous {
+        set(&request, "previousSummary", previous.clone());
     }
     set(&request, "targetTokens", target_tokens);
     report(call, "summarizeStart", |e| {
         set(e, "kind", kind);
-        set(e, "messages", indices.len() as u32);
+        set(e, "messages", count);
         set(e, "targetTokens", target_tokens);
+        set(e, "chunk", part.0);
+        set(e, "chunks", part.1);
     })?;
     let timeout = config.timeout_ms.map_or(JsValue::UNDEFINED, JsValue::from);
     let promise = call_summarizer(
@@ -198,8 +303,14 @@ pub fn failed(call: &Call, kind: &str, failure: &Failure) -> Result<(), JsValue>
     })
 }
 
-/// The event of a failed summary in `result.events`.
-pub fn failure_event(call: &Call, kind: &str, failure: &Failure, fallback: &str) -> Object {
+/// The event of a failed summary in `result.events`, after `calls` calls of the summarizer.
+pub fn failure_event(
+    call: &Call,
+    kind: &str,
+    failure: &Failure,
+    fallback: &str,
+    calls: u32,
+) -> Object {
     let e = Object::new();
     set(&e, "type", "summarizeFailed");
     set(&e, "kind", kind);
@@ -210,6 +321,7 @@ pub fn failure_event(call: &Call, kind: &str, failure: &Failure, fallback: &str)
         failure.message(call.config.timeout_ms).as_str(),
     );
     set(&e, "fallback", fallback);
+    set(&e, "summarizerCalls", calls);
     e
 }
 
@@ -257,6 +369,7 @@ pub async fn reduce_with_summarizer(
     // within the limit (less the wrapping, and a token for the rounding).
     let room = plan.limit - wrapping - 1.0;
     let target = plan.target_tokens.min(room).max(1.0);
+    let mut calls = 0;
     let asked = if room < 1.0 {
         // Not even the shortest summary fits beside what must stay: one too large, without
         // asking.
@@ -265,15 +378,13 @@ pub async fn reduce_with_summarizer(
         failed(call, "history", &failure)?;
         Err(failure)
     } else {
-        ask(
-            call,
-            reading,
-            "history",
-            &plan.messages,
-            &plan.replaces,
-            target,
-        )
-        .await?
+        let input = Input {
+            t,
+            structure: None,
+            indices: &plan.messages,
+            previous: &plan.replaces,
+        };
+        ask(call, reading, "history", input, target, &mut calls).await?
     };
     let failure = match asked {
         Ok(answer) => {
@@ -299,6 +410,7 @@ pub async fn reduce_with_summarizer(
                     let e: Object = events.get(0).unchecked_into();
                     set(&e, "kind", "history");
                     set(&e, "summaryTokens", tokens);
+                    set(&e, "summarizerCalls", calls);
                     if squeezed && r.over_budget {
                         // (What must stay missed the target by itself: summarized all the same.)
                         set(&e, "overBudget", true);
@@ -320,7 +432,7 @@ pub async fn reduce_with_summarizer(
     let r = crate::fallback(t, config)?;
     let writings = Writings::none();
     let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
-    let events = Array::of1(&failure_event(call, "history", &failure, "truncate"));
+    let events = Array::of1(&failure_event(call, "history", &failure, "truncate", calls));
     for e in core_events(&r).iter() {
         events.push(&e);
     }

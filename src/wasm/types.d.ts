@@ -147,9 +147,12 @@ export interface Usage {
 /** What the summarizer is asked to summarise (SPEC §6). `M`: the caller's message type. */
 export interface SummarizeRequest<M = Message> {
   kind: "history" | "toolRun" | "round" | "largeMessage" | "currentRound";
-  /** The originals to summarise, in order. */
+  /** The originals to summarise, in order; a message too large for one call
+   * (`summarizerInputTokens`) as a copy with its texts cut to head and tail around
+   * `"[… N characters omitted …]"`. */
   messages: M[];
-  /** Single mode (`"history"` and `"round"`): the text of the summaries being replaced. */
+  /** Single mode (`"history"` and `"round"`): the text of the summaries being replaced. A
+   * summary made in several calls: the summary so far, to be carried on with `messages`. */
   previousSummary?: string;
   /** Aim for at most this many tokens (for the text: the tag, role and overhead of the
    * summary message are already taken off `summaryMaxTokens`). */
@@ -255,6 +258,10 @@ export interface ReduceConfig<M = Message> {
   /** Where every offload is written (`set(id, originals)`) before the result is returned,
    * so a later step or request can reload it: a `Map`, Durable Object storage, KV… */
   store?: OffloadStore<M>;
+  /** The most tokens one summarizer call is handed, its `previousSummary` included: a larger
+   * input is summarized in several calls, oldest first, each given the summary so far; a
+   * message too large for a call goes as a head-and-tail excerpt. Default 32,000. */
+  summarizerInputTokens?: number;
 }
 
 /** Keeps offloaded originals by id, synchronously or not: a `Map` works. */
@@ -275,6 +282,9 @@ export interface CompressionEvent {
   /** Input messages the step removed or rewrote (0 for a `"summarizeFailed"` entry: a step
    * that changed nothing, its `tokensBefore` and `tokensAfter` the same). */
   messages: number;
+  /** A step that asked the summarizer (`"summarize"`, a `progressive` stage's summaries, a
+   * `"summarizeFailed"`): how many calls it took (a summary in chunks takes several). */
+  summarizerCalls?: number;
   tokensBefore: number;
   tokensAfter: number;
   [key: string]: unknown;

@@ -3,7 +3,7 @@
 // parts of its state that are about object identity (which working message or offloaded
 // original is one of `original`'s). What it decides is the core's (src/history/).
 
-import { ReduceError, bad, describe, own, reason } from "./common.js";
+import { ReduceError, describe, own, reason } from "./common.js";
 import { FORMAT_NAMES, MAX_COUNT, STATE_KIND, STATE_VERSION } from "./contract.js";
 import { isUiTool } from "./formats/content.js";
 import { ALL_FORMATS, FORMATS, READERS, fitMask, formatNames } from "./formats/index.js";
@@ -54,11 +54,15 @@ function orNull(counts) {
 /**
  * The offloaded originals of a state `version` (1 or 2) whose messages ever pushed are
  * `original`, as `fromJSON` takes them in: a new object with a copy of each id's array, an
- * index into `original` as that message (an entry that is not an array, or that throws, is
- * not one a history wrote, and is left out), so that what a caller does with the state
- * after never changes the history's own.
+ * index into `original` as that message, so that what a caller does with the state after
+ * never changes the history's own. `INVALID_CONFIG` (field `state`) for what a history never
+ * writes: an `offloaded` that is not an object of arrays, an index that is not one of
+ * `original`'s, an original that is not an object (`checkOffloaded` reads the others as
+ * messages), or getters that throw — `reload` would hand it to the model as a message.
  */
 function offloadedCopy(offloaded, original, version) {
+  const corrupt = (what) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.offloaded${what}`, undefined, "state");
+  if (offloaded === undefined || offloaded === null) return {};
   const copy = {};
   // Version 1 wrote each original out: one with the JSON of a message of `original` is
   // that message again (as version 2 writes it), found by its JSON (made once, here).
@@ -81,19 +85,47 @@ function offloadedCopy(offloaded, original, version) {
     }
   };
   try {
+    if (typeof offloaded !== "object" || Array.isArray(offloaded)) throw corrupt(` must be an object of offload ids, got ${describe(offloaded)}`);
     for (const [id, originals] of Object.entries(offloaded)) {
-      if (!Array.isArray(originals)) continue;
-      // A number (version 2) is the message at that index of `original`; one that is not an
-      // index of it is left out.
-      const value = originals.flatMap((m) => (typeof m !== "number" ? [version === 1 ? same(m) : m]
-        : Number.isInteger(m) && m >= 0 && m < original.length ? [original[m]] : []));
+      const at = `[${JSON.stringify(id)}]`;
+      if (!Array.isArray(originals)) throw corrupt(`${at} must be an array of messages, got ${describe(originals)}`);
+      // A number (version 2) is the message at that index of `original`.
+      const value = Array.from(originals, (m, k) => {
+        if (typeof m === "number") {
+          if (Number.isInteger(m) && m >= 0 && m < original.length) return original[m];
+          throw corrupt(`${at}[${k}] is ${m}, not an index of state.original (${original.length} messages)`);
+        }
+        if (m === null || typeof m !== "object" || Array.isArray(m)) throw corrupt(`${at}[${k}] must be a message or an index of state.original, got ${describe(m)}`);
+        return version === 1 ? same(m) : m;
+      });
       // (`defineProperty`: an id "__proto__" is an id like any other.)
       Object.defineProperty(copy, id, { value, enumerable: true, writable: true, configurable: true });
     }
-  } catch {
-    // (A state whose getters throw: what was read so far.)
+  } catch (e) {
+    if (e instanceof ReduceError) throw e;
+    throw corrupt(` could not be read: ${reason(e)}`);
   }
   return copy;
+}
+
+/**
+ * `fromJSON`'s check of the offloaded originals that are not messages of `original` (those
+ * are checked as the history's): each a message of the history's `formats` (as
+ * `checkMessages` takes them), else `INVALID_CONFIG` (field `state`) — `reload` would hand
+ * the model what no reduction wrote.
+ */
+export function checkOffloaded(offloaded, original, formats) {
+  const known = new Set(original);
+  for (const [id, originals] of Object.entries(offloaded)) {
+    const others = originals.filter((m) => !known.has(m));
+    if (others.length === 0) continue;
+    try {
+      checkMessages(others, 0, `ChatHistory.fromJSON: state.offloaded[${JSON.stringify(id)}]`, formats, false);
+    } catch (e) {
+      if (!(e instanceof ReduceError)) throw e;
+      throw new ReduceError("INVALID_CONFIG", e.message, undefined, "state");
+    }
+  }
 }
 
 /**
@@ -183,36 +215,40 @@ export function startingMessages(value) {
  * that fits `formats`, the formats (a `fitMask`) all of its messages fit, and that the
  * reader of one of those formats reads without an error (as a reduction will read it);
  * returns the formats all fit then. It throws `INVALID_MESSAGE` (with the index `before` +
- * its own) for one that is not a message of any format or that every such reader refuses,
+ * its own, where it would be in the history; the error's text names, when `pushed`, the
+ * argument too) for one that is not a message of any format or that every such reader refuses,
  * and `INVALID_MESSAGES` for one of another format than those before it, as a reduction of
  * them all would (`detect`): a message pushed by mistake is refused at once instead of
  * failing every later `prepare()`. Only the new messages are looked at. Under a named
  * `config.format`, `formats` is its code with the flag `NAMED`, and that format's reader is
  * the whole check (it takes shapes auto-detection does not); `formats` is returned as it is.
  */
-export function checkMessages(values, before, by, formats) {
+export function checkMessages(values, before, by, formats, pushed) {
   // A named format (config.format): its code under the NAMED flag; its reader is the check.
   const named = formats & NAMED ? own(READERS, FORMAT_NAMES[formats & 0xff]) : undefined;
   if (named === undefined) formats &= ALL_FORMATS;
   let scratch;
   for (let k = 0; k < values.length; k++) {
     const m = values[k], i = before + k;
-    if (m === null || typeof m !== "object" || isArray(i, m, by)) {
-      throw bad(i, `${by}: expected a message object, got ${describe(m)}`);
+    // (A caller of push looks among its arguments, not at the index the message would have.)
+    const where = `${by}: ${pushed ? `argument ${k} (message ${i} of the history)` : `message ${i}`}`;
+    const invalid = (what) => new ReduceError("INVALID_MESSAGE", `${where}: ${what}`, i);
+    if (m === null || typeof m !== "object" || isArray(m, invalid)) {
+      throw invalid(`expected a message object, got ${describe(m)}`);
     }
     scratch ??= new Reading(1, SCRATCH_OPTIONS, []);
     if (named !== undefined) {
-      checkRead(named, scratch, i, m, by);
+      checkRead(named, scratch, i, m, where);
       continue;
     }
     const fits = fitMask(i, m, formats || ALL_FORMATS);
     if (fits === 0) {
       const other = formats === 0 ? 0 : fitMask(i, m, ALL_FORMATS);
       if (other === 0) {
-        throw bad(i, `${by}: not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)`);
+        throw invalid("not a message of any known format (openai, openai-responses, anthropic, vercel, vercel-ui, gemini, langchain)");
       }
       throw new ReduceError("INVALID_MESSAGES",
-        `${by}: message ${i} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
+        `${where} looks like ${formatNames(other).join(" or ")}, but the messages before it like ${formatNames(formats).join(" or ")}; a history holds messages of one format`);
     }
     // Read as each format it fits would read it: a message its reader refuses (content 42,
     // tool_calls "x") would make every later prepare() fail, with no way to take it out.
@@ -220,7 +256,7 @@ export function checkMessages(values, before, by, formats) {
     for (let f = 0; f < FORMATS.length; f++) {
       if (!(fits & (1 << f))) continue;
       try {
-        checkRead(READERS[FORMATS[f]], scratch, i, m, by);
+        checkRead(READERS[FORMATS[f]], scratch, i, m, where);
         read |= 1 << f;
       } catch (e) {
         error ??= e;
@@ -300,8 +336,9 @@ export function stateHeader(state) {
  * state has no number (the core keeps those a history could have written). The working
  * messages that are messages of `original` are given back as those objects, and so are
  * the offloaded originals (`offloadedCopy`). `INVALID_CONFIG` (field `state`) for messages
- * that are not an array; `events` and `offloaded` are undefined where they are not what a
- * history writes; `counts` (`savedCounts`) is NaN for a value that is no number.
+ * that are not an array and an `offloaded` a history never writes (none is `{}`); `events`
+ * is undefined where it is not what a history writes; `counts` (`savedCounts`) is NaN for a
+ * value that is no number.
  */
 export function readState(state, version, numbers) {
   const optional = (name) => {
@@ -331,7 +368,7 @@ export function readState(state, version, numbers) {
     messages,
     original,
     optional("events"),
-    offloaded !== null && typeof offloaded === "object" ? offloadedCopy(offloaded, original, version) : undefined,
+    offloadedCopy(offloaded, original, version),
     counts === undefined ? new Float64Array(0) : Float64Array.from(counts, number),
   ];
 }
@@ -364,12 +401,12 @@ export function stateList(value, name) {
   throw new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: state.${name} must be an array`, undefined, "state");
 }
 
-/** `Array.isArray(m)`, which throws for a revoked proxy: then `INVALID_MESSAGE`. */
-function isArray(i, m, by) {
+/** `Array.isArray(m)`, which throws for a revoked proxy: then `invalid(what)`. */
+function isArray(m, invalid) {
   try {
     return Array.isArray(m);
   } catch (e) {
-    throw bad(i, `${by}: could not be read: ${reason(e)}`);
+    throw invalid(`could not be read: ${reason(e)}`);
   }
 }
 
@@ -379,8 +416,9 @@ const NAMED = 1 << 30;
 const SCRATCH_OPTIONS = { format: "auto", tag: "conversation-summary", lengthMode: true, charsPerToken: 4, params: new Float64Array(0) };
 
 /** Reads message m (message i of the history) with `reader` into a scratch reading, as a
- * reduction would: what it refuses is thrown as the error for message i, `by` saying where. */
-function checkRead(reader, scratch, i, m, by) {
+ * reduction would: what it refuses is thrown as the error for message i, `where` saying
+ * where. */
+function checkRead(reader, scratch, i, m, where) {
   // (Alone: its results are not linked to calls of the messages checked before it.)
   scratch.items = [m];
   scratch.recentLength = 0;
@@ -393,6 +431,6 @@ function checkRead(reader, scratch, i, m, by) {
     readOne(reader, scratch, 0, m, false);
   } catch (e) {
     if (!(e instanceof ReduceError)) throw e;
-    throw new ReduceError(e.code, `${by}: message ${i}${e.message.replace(/^message 0/, "")}`, i, e.field);
+    throw new ReduceError(e.code, `${where}${e.message.replace(/^message 0/, "")}`, i, e.field);
   }
 }

@@ -189,6 +189,32 @@ export function offloadMessage(reading, index, previewChars, tokens) {
   return { message, id };
 }
 
+/**
+ * What the summarizer is handed of the message at `index` when it is too large for one call
+ * (`summarizerInputTokens`): a copy in its format (without its orphan results) with each
+ * text cut to its head and tail, `keep` (0–1) of its length. Undefined when cutting its texts
+ * saves nothing (its size is in a call's arguments or an image): it is handed as it is. The
+ * original stays where it is (the input, `offloaded`, a history's `original`).
+ */
+export function excerptMessage(reading, index, keep) {
+  return rewriteTexts(reading.format, withoutOrphans(reading, index), (text) => headAndTail(text, keep));
+}
+
+/** `text` as its head and tail, `keep` (0–1) of its length in all, and between them how many
+ * characters were left out. */
+export function headAndTail(text, keep) {
+  const kept = Math.max(0, Math.floor(text.length * keep));
+  if (kept >= text.length) return text;
+  let head = Math.ceil(kept / 2), tail = text.length - (kept - head);
+  // (Not between the halves of a surrogate pair: half of one is not text a model's API takes.)
+  if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
+  if (tail < text.length && isLowSurrogate(text.charCodeAt(tail))) tail++;
+  return `${text.slice(0, head)}\n[… ${tail - head} characters omitted …]\n${text.slice(tail)}`;
+}
+
+const isHighSurrogate = (c) => c >= 0xD800 && c <= 0xDBFF;
+const isLowSurrogate = (c) => c >= 0xDC00 && c <= 0xDFFF;
+
 /** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
 export function rewriteWithSummary(reading, index, summary) {
   const original = withoutOrphans(reading, index), id = offloadId([original]);

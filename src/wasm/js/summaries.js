@@ -193,6 +193,20 @@ function plainUsage(value, depth) {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The usage of a summary made in several calls (chunks): `a` and `b` (each as `plainUsage`
+ * keeps it, or undefined) added field by field. */
+export function addUsage(a, b) {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const out = { ...a };
+  for (const [key, x] of Object.entries(b)) {
+    const y = out[key];
+    out[key] = typeof x === "number" && typeof y === "number" ? x + y
+      : x !== null && typeof x === "object" && y !== null && typeof y === "object" ? addUsage(y, x) : x;
+  }
+  return out;
+}
+
 /**
  * Why a summary was not used, in words: `reason` as the event's; `cause` what the
  * summarizer threw (or the error of an invalid answer); `a` the timeout (`"timeout"`) or
