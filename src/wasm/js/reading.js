@@ -568,7 +568,9 @@ export class Reading {
               written = length;
             } else {
               bytes ??= NODE_BUFFER.from(dest.buffer, dest.byteOffset, dest.byteLength);
-              written = (UCS2_WRITE ? bytes.ucs2Write(piece, 2 * at) : bytes.write(piece, 2 * at, "utf16le")) / 2;
+              // (The length given: workerd's Buffer under nodejs_compat takes the whole buffer
+              // as the default and refuses it past the offset.)
+              written = (UCS2_WRITE ? bytes.ucs2Write(piece, 2 * at, 2 * length) : bytes.write(piece, 2 * at, 2 * length, "utf16le")) / 2;
             }
           }
         } else if (length <= SHORT_PIECE && length <= dest.length - at) {
