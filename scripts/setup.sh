@@ -2,7 +2,7 @@
 # Installs everything the build and the tests need, idempotently: the wasm32 target, the
 # wasm-bindgen CLI of the exact version in Cargo.lock and wasm-pack (the wasm tests' runner;
 # both built from crates.io into .tools/), Debian's chromium + chromium-driver for the
-# browser tests, and the npm dev dependencies.
+# browser tests, and the npm dev dependencies (with examples/cloudflare-agent's own).
 # Nothing is downloaded from outside the package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +55,13 @@ npm_deps() {
     # them and `npm ci` refuses it as out of sync.
     log "npm install (from package-lock.json)"
     npm install --no-audit --no-fund --loglevel=error
+  fi
+  # The Cloudflare agent example's own dependencies (agents, @cloudflare/ai-chat, ai,
+  # wrangler with its workerd): the e2e layer runs it under `wrangler dev` from a copy.
+  local ex=examples/cloudflare-agent
+  if [ ! -d "$ex/node_modules" ] || [ "$ex/package-lock.json" -nt "$ex/node_modules/.package-lock.json" ]; then
+    log "npm install in $ex (from its package-lock.json)"
+    (cd "$ex" && npm install --no-audit --no-fund --loglevel=error)
   fi
 }
 
