@@ -298,3 +298,28 @@ test("excerptMessage: a copy in the message's own format with its texts cut, fie
   assert.equal(result.content[0].tool_use_id, "t1");
   assert.match(result.content[0].content, /^x{100}\n\[… \d+ characters omitted …\]/);
 });
+
+test("a result of context_reload is not offloaded or rewritten again: the model asked for it back", () => {
+  const big = "the original log line\n".repeat(200);
+  const cases = {
+    openai: [{ role: "user", content: "q" },
+      { role: "assistant", content: null, tool_calls: [{ id: "r1", type: "function", function: { name: "context_reload", arguments: '{"id":"ctx_0123456789abcdef"}' } }, { id: "s1", type: "function", function: { name: "search", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "r1", content: big }, { role: "tool", tool_call_id: "s1", content: big }],
+    anthropic: [{ role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool_use", id: "r1", name: "context_reload", input: {} }, { type: "tool_use", id: "s1", name: "search", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "r1", content: big }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "s1", content: big }] }],
+    gemini: [{ role: "user", parts: [{ text: "q" }] },
+      { role: "model", parts: [{ functionCall: { name: "context_reload", args: {} } }, { functionCall: { name: "search", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { name: "context_reload", response: { text: big } } }] }, { role: "user", parts: [{ functionResponse: { name: "search", response: { text: big } } }] }],
+    vercel: [{ role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "r1", toolName: "context_reload", input: {} }, { type: "tool-call", toolCallId: "s1", toolName: "search", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "r1", toolName: "context_reload", output: { type: "text", value: big } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "s1", toolName: "search", output: { type: "text", value: big } }] }],
+  };
+  for (const [format, messages] of Object.entries(cases)) {
+    const r = handed(messages);
+    assert.equal(offloadMessage(r, 2, 50, 500).message, undefined, `${format}: the reload's result`);
+    assert.equal(rewriteWithSummary(r, 2, "short").message, undefined, `${format}: not rewritten either`);
+    assert.ok(offloadMessage(r, 3, 50, 500).message, `${format}: another tool's result is offloaded`);
+  }
+});

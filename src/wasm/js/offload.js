@@ -180,9 +180,52 @@ function cutAt(text, chars) {
   return text.slice(0, last >= 0xD800 && last <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF ? chars - 1 : chars);
 }
 
+/** The name `reloadTool` has: a result of a call of it is what the model asked back. */
+const RELOAD = "context_reload";
+
+/** The ids of the calls of `context_reload` in message `m` of `format` (a LangChain message
+ * by its plain shape). */
+function reloadCalls(format, m, ids) {
+  const d = format === "langchain" ? langchainShape(m)[1] : m;
+  if (d === null || typeof d !== "object") return;
+  for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+    if (c && (c.function ? c.function.name : c.name) === RELOAD) ids.add(c.id);
+  }
+  if (format === "openai-responses" && d.type === "function_call" && d.name === RELOAD) ids.add(d.call_id);
+  const content = contentOf(format, m);
+  for (const p of Array.isArray(content) ? content : []) if (p && p.type === "tool_use" && p.name === RELOAD) ids.add(p.id);
+}
+
+/**
+ * Whether message `index` answers a `context_reload` call: its result is what the model
+ * asked back, so it is never offloaded or rewritten again (the step after a reload is over
+ * budget by construction; a preview of it would send the model reloading in a loop).
+ */
+function answersReload(reading, index) {
+  const format = reading.format, m = reading.items[index];
+  if (m === null || typeof m !== "object") return false;
+  const content = contentOf(format, m);
+  const parts = Array.isArray(content) ? content : [];
+  // (Where a result names its tool itself.)
+  if (format === "vercel" || format === "vercel-ui" || format === "gemini") {
+    return parts.some((p) => p && (p.type === "tool-result" ? p.toolName === RELOAD
+      : p.functionResponse ? p.functionResponse.name === RELOAD : p.type === `tool-${RELOAD}`));
+  }
+  const answered = [];
+  const d = format === "langchain" ? langchainShape(m)[1] : m;
+  if (d && typeof d.tool_call_id === "string") answered.push(d.tool_call_id);
+  if (format === "openai-responses" && d && d.type === "function_call_output") answered.push(d.call_id);
+  for (const p of parts) if (p && p.type === "tool_result") answered.push(p.tool_use_id);
+  if (answered.length === 0) return false;
+  const ids = new Set();
+  for (let i = index - 1; i >= 0 && i >= index - 64; i--) reloadCalls(format, reading.items[i], ids);
+  return answered.some((id) => ids.has(id));
+}
+
 /** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
- * without its orphan results, as every copy written for it). */
+ * without its orphan results, as every copy written for it); none for a reload's result. */
 export function offloadMessage(reading, index, previewChars, tokens) {
+  if (answersReload(reading, index)) return { message: undefined, id: "" };
   const original = withoutOrphans(reading, index), id = offloadId([original]);
   const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
   const message = rewriteTexts(reading.format, original, (text) => `${note}\n${previewOf(text, previewChars)}`);
@@ -217,6 +260,7 @@ const isLowSurrogate = (c) => c >= 0xDC00 && c <= 0xDFFF;
 
 /** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
 export function rewriteWithSummary(reading, index, summary) {
+  if (answersReload(reading, index)) return { message: undefined, id: "" };
   const original = withoutOrphans(reading, index), id = offloadId([original]);
   const note = `[compressed; the original is ${id}, restored by context_reload]`;
   let first = true;
