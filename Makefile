@@ -31,6 +31,7 @@ serve: build
 # Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run).
 bench: build
 	node bench/run.mjs
+	node bench/stateless.mjs
 
 # The token estimator against OpenAI's tokenizers (gpt-tokenizer) on a local corpus.
 accuracy: build

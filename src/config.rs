@@ -314,7 +314,7 @@ impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
     /// test checks it). The boundary reads them all in one pass, in this order, from the
     /// list build.rs generates from the same constant.
-    pub const OPTION_NAMES: [&'static str; 36] = crate::contract::OPTION_NAMES;
+    pub const OPTION_NAMES: [&'static str; 37] = crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -582,6 +582,15 @@ impl Config {
         }
         if let Some(n) = r.positive("summarizerInputTokens")? {
             c.summarizer_input_tokens = n;
+        }
+        match r.get("summaryCache")? {
+            OptionValue::Missing | OptionValue::Object(_) => {}
+            other => {
+                return Err(other.wrong(
+                    "summaryCache",
+                    "an object with get(key) and set(key, value)",
+                ))
+            }
         }
         Ok(c)
     }

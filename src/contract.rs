@@ -91,7 +91,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 36] = [
+    OPTION_NAMES: [&str; 37] = [
         "strategy",
         "format",
         "maxTokens",
@@ -128,6 +128,7 @@ contract! {
         "reservedTokens",
         "store",
         "summarizerInputTokens",
+        "summaryCache",
     ];
 
     // The kind of an option's value, as `readOptions` reports it.

@@ -1,5 +1,6 @@
 //! The strategies of SPEC §5 and what a reduction returns.
 
+pub mod cached;
 pub mod chunks;
 pub mod priority;
 pub mod progressive;

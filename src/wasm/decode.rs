@@ -37,6 +37,8 @@ pub struct Callbacks {
     signal: JsValue,
     /// `config.store`: where every offload is written (`js/offload.js` `storeOffloads`).
     pub store: JsValue,
+    /// `config.summaryCache`: summaries kept by the content they cover (`js/cache.js`).
+    pub summary_cache: JsValue,
     /// Whether `reduceEnd` went to `onEvent` (what it throws then is not to be followed by
     /// another, `summarize::ended_with`).
     pub ended: std::cell::Cell<bool>,
@@ -171,6 +173,7 @@ fn callback_slot<'a>(callbacks: &'a mut Callbacks, key: &str) -> Option<&'a mut 
         "onEvent" => &mut callbacks.on_event,
         "signal" => &mut callbacks.signal,
         "store" => &mut callbacks.store,
+        "summaryCache" => &mut callbacks.summary_cache,
         _ => return None,
     })
 }

@@ -272,6 +272,24 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_name = summaryMessage)]
     pub fn make_summary(reading: &Reading, role: &str, text: &JsString) -> JsValue;
+    /// The keys of every prefix of the messages for `summaryCache` (`js/cache.js`), or
+    /// undefined when a message has no JSON text.
+    #[wasm_bindgen(js_name = summaryKeys)]
+    pub fn summary_keys(reading: &Reading, options: &str, leading: u32) -> JsValue;
+    /// The stored summary of the longest prefix, `{ text, end }`, or undefined (a promise).
+    #[wasm_bindgen(js_name = lookupSummary)]
+    pub fn lookup_summary(cache: &JsValue, keys: &JsValue) -> js_sys::Promise;
+    /// Stores a summary of the messages `start..end` (a promise of whether it was taken).
+    #[wasm_bindgen(js_name = storeSummary)]
+    pub fn store_summary(
+        cache: &JsValue,
+        keys: &JsValue,
+        start: u32,
+        end: u32,
+        text: &JsString,
+    ) -> js_sys::Promise;
+    /// The messages with `at..end` replaced by `summary`.
+    pub fn substitute(reading: &Reading, at: u32, end: u32, summary: &JsValue) -> Array;
     #[wasm_bindgen(js_name = summaryText)]
     pub fn summary_text(reading: &Reading, indices: &[u32], tag: &str) -> JsString;
     #[wasm_bindgen(js_name = wrapSummary)]

@@ -331,8 +331,12 @@ impl Started {
             Strategy::Progressive if call.config.needs_summarizer() => {
                 progressive::reduce(&call, &transcript, &reading, wrapping).await
             }
+            Strategy::Summarize if call.callbacks.summary_cache.is_object() => {
+                summarize::reduce_with_cache(&call, &transcript, &reading, wrapping).await
+            }
             Strategy::Summarize => {
-                summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping).await
+                summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping, None)
+                    .await
             }
             _ => reduce_now(&call, &transcript, &reading),
         };

@@ -8,17 +8,19 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::decode::{count_new_message, hand_orphans_of, set, Call};
+use super::decode::{count_new_message, decode_for_reduction, hand_orphans_of, set, Call};
 use super::encode::{core_events, encode_result, Indices, Writings};
 use super::js::{
-    add_usage, call_summarizer, emit, excerpt_message, failure_message, make_summary, now, pick,
-    summarizer_error, summary_text, wrap_summary, Outcome, Reading,
+    add_usage, call_summarizer, emit, excerpt_message, failure_message, lookup_summary,
+    make_summary, now, pick, store_summary, substitute, summarizer_error, summary_keys,
+    summary_text, wrap_summary, Outcome, Reading,
 };
 use super::Finished;
-use crate::config::{OnOverBudget, OnSummarizerError, SummaryRole};
+use crate::config::{OnOverBudget, OnSummarizerError, SummaryMode, SummaryRole};
 use crate::error::{ErrorCode, ReduceError};
+use crate::strategies::cached::{self, Cached};
 use crate::strategies::chunks::{chunks_of, InputBudget};
-use crate::strategies::{summarize, Reduction};
+use crate::strategies::{summarize, Fate, Reduction};
 use crate::structure::Structure;
 use crate::transcript::Transcript;
 use crate::{plan_summary, SummaryStep};
@@ -334,23 +336,153 @@ pub fn failure_error(call: &Call, failure: &Failure) -> JsValue {
     )
 }
 
-/// `reduce` for the `summarize` strategy.
-pub async fn reduce_with_summarizer(
+/// What `summaryCache` brings to a reduction: the keys of the input's prefixes
+/// (`js/cache.js`), and the summary found for its oldest messages, if any.
+pub struct CacheUse<'a> {
+    keys: JsValue,
+    hit: Option<Hit<'a>>,
+}
+
+/// A summary found in the cache: the reduction works on the input with it in place of the
+/// messages it covers (as `ChatHistory` holds its history), and its result is the input's.
+struct Hit<'a> {
+    t: &'a Transcript,
+    reading: &'a Reading,
+    cached: Cached,
+    summary: JsValue,
+}
+
+/// `reduce` for `summarize` with a `summaryCache`: the summary stored for the longest prefix
+/// of the history stands for it, then the triggers decide as on any history; a new summary
+/// of a prefix is stored.
+pub async fn reduce_with_cache(
     call: &Call,
     t: &Transcript,
     reading: &Reading,
     wrapping: f64,
 ) -> Result<Finished, JsValue> {
     let config = &call.config;
+    let leading = leading_systems(t);
+    let mode = match config.summary_mode {
+        SummaryMode::Single => "single",
+        SummaryMode::Layered => "layered",
+    };
+    let role = role_name(config.summary_role);
+    let options = crate::error::cat(&[&config.summary_tag, "\u{0}", role, "\u{0}", mode]);
+    let keys = summary_keys(reading, &options, leading);
+    let cache = &call.callbacks.summary_cache;
+    let found = JsFuture::from(lookup_summary(cache, &keys)).await?;
+    let end = js_sys::Reflect::get(&found, &JsValue::from_str("end"))
+        .ok()
+        .and_then(|e| e.as_f64());
+    let text = js_sys::Reflect::get(&found, &JsValue::from_str("text"))
+        .ok()
+        .and_then(|e| e.dyn_into::<JsString>().ok());
+    let (Some(end), Some(text)) = (end, text) else {
+        let cache = CacheUse { keys, hit: None };
+        return reduce_with_summarizer(call, t, reading, wrapping, Some(&cache)).await;
+    };
+    let summary = summary_message(call, reading, &text);
+    let items = substitute(reading, leading, end as u32, &summary);
+    let (t2, reading2) = decode_for_reduction(&items, call)?;
+    let t2 = super::decode::as_output(t2, &reading2, call)?;
+    let hit = Hit {
+        t,
+        reading,
+        cached: Cached {
+            at: leading,
+            covered: end as u32 - leading,
+        },
+        summary,
+    };
+    let cache = CacheUse {
+        keys,
+        hit: Some(hit),
+    };
+    reduce_with_summarizer(call, &t2, &reading2, wrapping, Some(&cache)).await
+}
+
+/// How many system messages open `t`.
+fn leading_systems(t: &Transcript) -> u32 {
+    t.messages.iter().take_while(|m| m.is_system()).count() as u32
+}
+
+/// [`finish`] for a reduction that may have a cache: with a cached summary, `r` (of the
+/// history with it in place) becomes the input's (`cached::with_cached`) with the summary
+/// as written and a step for it first in the events; a new summary `text` of a prefix of
+/// the input is stored.
+#[allow(clippy::too_many_arguments)]
+async fn finish_cached(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    cache: Option<&CacheUse<'_>>,
+    r: Reduction,
+    mut writings: Writings,
+    events: Array,
+    started: f64,
+    text: Option<&JsString>,
+) -> Result<Finished, JsValue> {
+    let Some(cache) = cache else {
+        return finish(call, reading, r, writings, events, started);
+    };
+    let (r, reading, input, events) = match &cache.hit {
+        None => (r, reading, t, events),
+        Some(hit) => {
+            let at = hit.cached.at as usize;
+            let written = writings.written.length();
+            writings.written.push(&hit.summary);
+            if r.fate.get(at) == Some(&Fate::Kept) && writings.summary.is_undefined() {
+                writings.summary = hit.summary.clone();
+            }
+            let tokens_before = hit.t.total_tokens();
+            // The cached summary's step: what it stands for, at no summarizer call.
+            let e = Object::new();
+            set(&e, "type", "summarize");
+            set(&e, "kind", "history");
+            set(&e, "messages", hit.cached.covered);
+            set(&e, "tokensBefore", tokens_before);
+            set(&e, "tokensAfter", r.tokens_before);
+            set(&e, "summaryTokens", t.messages[at].tokens);
+            set(&e, "summarizerCalls", 0);
+            set(&e, "cached", true);
+            let all = Array::of1(&e);
+            for x in events.iter() {
+                all.push(&x);
+            }
+            let r = cached::with_cached(r, hit.cached, written, tokens_before);
+            (r, hit.reading, hit.t, all)
+        }
+    };
+    if let Some(text) = text {
+        if let Some((start, end)) = cached::span(&r, leading_systems(input)) {
+            let cache_object = &call.callbacks.summary_cache;
+            JsFuture::from(store_summary(cache_object, &cache.keys, start, end, text)).await?;
+        }
+    }
+    finish(call, reading, r, writings, events, started)
+}
+
+/// `reduce` for the `summarize` strategy.
+pub async fn reduce_with_summarizer(
+    call: &Call,
+    t: &Transcript,
+    reading: &Reading,
+    wrapping: f64,
+    cache: Option<&CacheUse<'_>>,
+) -> Result<Finished, JsValue> {
+    let config = &call.config;
     let started = now();
+    // (The input's size: with a cached summary, `t` is the history with it in place.)
+    let input = cache.and_then(|c| c.hit.as_ref()).map_or(t, |hit| hit.t);
     report(call, "reduceStart", |e| {
         set(e, "strategy", "summarize");
-        set(e, "messages", t.len() as u32);
-        set(e, "tokens", t.total_tokens());
+        set(e, "messages", input.len() as u32);
+        set(e, "tokens", input.total_tokens());
     })?;
     hand_orphans_of(reading, t);
     let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_plain(call, reading, t, r, started),
+        SummaryStep::Done(r) => return finish_noted(call, reading, t, cache, r, started).await,
         SummaryStep::Summarize(plan) => plan,
     };
     // What must stay leaves no room for a summary beside it: the target is missed anyway,
@@ -363,7 +495,8 @@ pub async fn reduce_with_summarizer(
         plan.target_tokens = plan.limit;
     }
     if plan.limit < 0.0 {
-        return finish_plain(call, reading, t, crate::fallback(t, config)?, started);
+        let r = crate::fallback(t, config)?;
+        return finish_noted(call, reading, t, cache, r, started).await;
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -420,7 +553,11 @@ pub async fn reduce_with_summarizer(
                     if !answer.usage.is_undefined() {
                         set(&e, "usage", answer.usage.clone());
                     }
-                    return finish(call, reading, r, writings, events, started);
+                    let text = Some(&answer.text);
+                    return finish_cached(
+                        call, reading, t, cache, r, writings, events, started, text,
+                    )
+                    .await;
                 }
             }
         }
@@ -436,7 +573,22 @@ pub async fn reduce_with_summarizer(
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish(call, reading, r, writings, events, started)
+    finish_cached(call, reading, t, cache, r, writings, events, started, None).await
+}
+
+/// [`finish_plain`] through [`finish_cached`].
+async fn finish_noted(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    cache: Option<&CacheUse<'_>>,
+    r: Reduction,
+    started: f64,
+) -> Result<Finished, JsValue> {
+    let writings = Writings::none();
+    let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
+    let events = core_events(&r);
+    finish_cached(call, reading, t, cache, r, writings, events, started, None).await
 }
 
 /// [`finish`] for a reduction that wrote nothing but, maybe, the current turn's note.

@@ -262,6 +262,17 @@ export interface ReduceConfig<M = Message> {
    * input is summarized in several calls, oldest first, each given the summary so far; a
    * message too large for a call goes as a head-and-tail excerpt. Default 32,000. */
   summarizerInputTokens?: number;
+  /** `summarize`: summaries kept by the content of the messages they cover (a `Map`, KV,
+   * Durable Object storage, IndexedDB; `get`/`set` may return promises), so that a stateless
+   * `reduce` over the same oldest messages reuses one instead of asking the summarizer, as
+   * `ChatHistory` keeps its own. A `get` or `set` that throws or rejects is a miss. */
+  summaryCache?: SummaryCache;
+}
+
+/** Where `summaryCache` keeps summaries: any object with these two methods. */
+export interface SummaryCache {
+  get(key: string): unknown;
+  set(key: string, value: unknown): unknown;
 }
 
 /** Keeps offloaded originals by id, synchronously or not: a `Map` works. */
@@ -285,6 +296,8 @@ export interface CompressionEvent {
   /** A step that asked the summarizer (`"summarize"`, a `progressive` stage's summaries, a
    * `"summarizeFailed"`): how many calls it took (a summary in chunks takes several). */
   summarizerCalls?: number;
+  /** A `"summarize"` step that reused a summary from `summaryCache` (no summarizer call). */
+  cached?: boolean;
   tokensBefore: number;
   tokensAfter: number;
   [key: string]: unknown;

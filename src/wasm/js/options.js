@@ -21,6 +21,9 @@ const SIGNAL = OPTION_NAMES.indexOf("signal");
 /** Where `store` is in `OPTION_NAMES`. */
 const STORE = OPTION_NAMES.indexOf("store");
 
+/** Where `summaryCache` is in `OPTION_NAMES`. */
+const SUMMARY_CACHE = OPTION_NAMES.indexOf("summaryCache");
+
 /**
  * Reads every option of `config` in one pass (one crossing a call, not a few per option):
  * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
@@ -87,26 +90,28 @@ export function readOptions(config, kinds, numbers) {
       values[SIGNAL] = e;
     }
   }
-  if (kinds[STORE] === O_OBJECT) {
-    const e = notAStore(values[STORE]);
-    if (e !== undefined) {
-      kinds[STORE] = O_THREW;
-      values[STORE] = e;
+  for (const [at, shape] of [[STORE, "get(id) and set(id, messages)"], [SUMMARY_CACHE, "get(key) and set(key, value)"]]) {
+    if (kinds[at] === O_OBJECT) {
+      const e = notAStore(values[at], keys[at], shape);
+      if (e !== undefined) {
+        kinds[at] = O_THREW;
+        values[at] = e;
+      }
     }
   }
   return values;
 }
 
-/** The INVALID_CONFIG error of object `store` if it has no get and set methods (a `Map`,
- * Durable Object storage, KV or an IndexedDB wrapper have them), else undefined. */
-function notAStore(store) {
+/** The INVALID_CONFIG error of object option `key` (`store`, `summaryCache`) if it has no get
+ * and set methods (a `Map`, Durable Object storage, KV or an IndexedDB wrapper have them),
+ * else undefined. */
+function notAStore(store, key, shape) {
   try {
     if (typeof store.get === "function" && typeof store.set === "function") return undefined;
   } catch (e) {
-    return optionError("store", e);
+    return optionError(key, e);
   }
-  return new ReduceError("INVALID_CONFIG", "store must be an object with get(id) and set(id, messages) methods, " +
-    "such as a Map", undefined, "store");
+  return new ReduceError("INVALID_CONFIG", `${key} must be an object with ${shape} methods, such as a Map`, undefined, key);
 }
 
 /** The INVALID_CONFIG error of object `signal` if it is not an AbortSignal, else undefined.
