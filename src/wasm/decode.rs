@@ -104,11 +104,12 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
         .into());
     }
     let keys = &Config::OPTION_NAMES;
-    let mut kinds = vec![kind::MISSING; keys.len()];
+    // (One kind more: `readOptions` marks there a name that is not an option.)
+    let mut kinds = vec![kind::MISSING; keys.len() + 1];
     let mut numbers = vec![0.0; keys.len()];
     let values = read_options(config, &mut kinds, &mut numbers);
-    // `readOptions` puts the first name that is not an option after the options' values.
-    if let Some(name) = values.get(keys.len() as u32).as_string() {
+    if kinds[keys.len()] != kind::MISSING {
+        let name = values.get(keys.len() as u32).as_string().unwrap_or_default();
         return Err(Config::unknown_option(&name).into());
     }
     let mut js_error: Option<JsValue> = None;

@@ -28,7 +28,8 @@ const SUMMARY_CACHE = OPTION_NAMES.indexOf("summaryCache");
  * Reads every option of `config` in one pass (one crossing a call, not a few per option):
  * each one's kind into `kinds`, numbers and booleans (1/0) into `numbers` (both views of wasm
  * memory), and returns the values by index (undefined or null as given; the error of an
- * option whose getter threw), then the first name of `config` that is not an option, if any.
+ * option whose getter threw), then the first name of `config` that is not an option, if any
+ * (its kind, after the options', marks it).
  */
 export function readOptions(config, kinds, numbers) {
   const keys = OPTION_NAMES;
@@ -70,12 +71,14 @@ export function readOptions(config, kinds, numbers) {
     kinds[i] = kind;
     values[i] = v;
   }
-  // The first name that is not an option goes after the values: the core refuses it (a typo
-  // silently ignored would leave the app without the option it meant).
+  // The first name that is not an option goes after the values, marked in the kind after
+  // theirs: the core refuses it (a typo silently ignored would leave the app without the
+  // option it meant).
   try {
     for (const key in config) {
       if (!KNOWN.has(key)) {
         values[keys.length] = key;
+        kinds[keys.length] = O_TEXT;
         break;
       }
     }
