@@ -675,3 +675,71 @@ test("a state written by an earlier package loads as it was: literal states of v
   assert.equal(h1.reload("ctx_0123456789abcdef")[0], h1.original[1]);
   assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
 });
+
+test("rewind / remove / clear: a summary of messages that remain stays, one of a removed message is undone", async () => {
+  let calls = 0;
+  const summarizer = async (r) => { calls++; return `gist of ${r.messages.length}`; };
+  const config = { targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer };
+  const h = new ChatHistory(config, chat(5)); // system + 10
+  await h.prepare();
+  const summary = h.messages[1];
+  assert.match(summary.content, /gist of 6/);
+  // Regenerate: rewind to the last reply; the summary covers none of it and stays.
+  h.rewind(10);
+  assert.equal(h.original.length, 10);
+  assert.equal(h.messages[1], summary);
+  assert.deepEqual(h.messages.slice(2), h.original.slice(7));
+  h.push({ role: "assistant", content: "again" });
+  await h.prepare();
+  assert.equal(calls, 1, "no summarizer call");
+  // Removing a message the summary covers undoes it: its other messages come back.
+  h.remove(3);
+  assert.deepEqual(h.messages, h.original);
+  assert.equal(h.original.length, 10);
+  assert.deepEqual(h.events.slice(-2).map((e) => [e.type, e.messages, e.undone, e.restored]), [["rewind", 1, 0, 0], ["remove", 1, 1, 5]]);
+  const e = h.events.at(-1);
+  assert.ok(e.tokensAfter > e.tokensBefore, "the summary's messages are back");
+  assert.deepEqual([h.stats().edits, h.stats().undone], [2, 1]);
+  // The next prepare() reduces again; a JSON round trip keeps what each message covers.
+  await h.prepare();
+  assert.equal(calls, 2);
+  const back = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+  back.rewind(9);
+  h.rewind(9);
+  assert.deepEqual(back.messages, h.messages);
+  assert.deepEqual(back.stats(), h.stats());
+  h.clear();
+  assert.deepEqual([h.messages, h.original, h.stats().edits], [[], [], 4]);
+});
+
+test("an edit during a prepare(): the prepare's reduction no longer applies; a bad index is INVALID_MESSAGE", async () => {
+  let release;
+  const summarizer = () => new Promise((r) => { release = () => r("gist"); });
+  const h = new ChatHistory({ targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer }, chat(5));
+  const pending = h.prepare();
+  await sleep(5);
+  h.rewind(9);
+  release();
+  assert.deepEqual(await pending, h.original, "the edited history, unreduced");
+  assert.equal(h.stats().reductions, 0);
+  assert.equal(h.stats().summarizerCalls, 1, "the call was made all the same");
+  for (const bad of [9, -1, 1.5, "2", undefined, NaN]) {
+    assert.throws(() => h.rewind(bad), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" &&
+      /^ChatHistory\.rewind: .* is not an index of original \(9 messages\)$/.test(e.message), String(bad));
+    assert.throws(() => h.remove(bad), (e) => e.code === "INVALID_MESSAGE", String(bad));
+  }
+  assert.throws(() => h.rewind(12), (e) => e.index === 12);
+  assert.equal(h.original.length, 9);
+});
+
+test("remove takes a tool call with its results", async () => {
+  const h = new ChatHistory({ maxTokens: 10_000 }, [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "w", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "sunny" },
+    { role: "assistant", content: "Sunny." },
+  ]);
+  h.remove(2);
+  assert.deepEqual(h.original.map((m) => m.content), ["weather?", "Sunny."]);
+  assert.deepEqual(h.messages, h.original);
+});

@@ -332,6 +332,7 @@ extern "C" {
         messages: &Array,
         original: &Array,
         counts: &[f64],
+        covers: &Array,
         events: &Array,
         offloaded: &Object,
         stats: &[f64],
@@ -363,6 +364,9 @@ extern "C" {
     /// The counts of `read_state`'s parts (NaN for a value that is no number).
     #[wasm_bindgen(js_name = savedCounts)]
     pub fn saved_counts(parts: &Array) -> Vec<f64>;
+    /// Deletes the offload ids whose originals hold any of `gone` (an edit removed them).
+    #[wasm_bindgen(js_name = pruneOffloaded)]
+    pub fn prune_offloaded(offloaded: &Object, gone: &Array);
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), null for one that holds

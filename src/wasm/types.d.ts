@@ -374,11 +374,15 @@ export interface ChatHistoryState<M = Message> {
   origins?: number[];
   /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
   counts: Array<number | null>;
+  /** The originals each of `messages` stands for, as flattened `[start, end, …]` ranges of
+   * indices into `original` (a summary: all it replaced): what `rewind` / `remove` undo.
+   * Without it, any edit undoes every message a reduction wrote. */
+  covers?: number[][];
   events: CompressionEvent[];
   /** The originals of each offload id; one that is a message of `original` is its index
    * there (a number), not a second copy. */
   offloaded: Record<string, Array<M | number>>;
-  stats: { reductions: number; summarizerCalls: number; tokensSaved: number; overBudget?: boolean };
+  stats: { reductions: number; summarizerCalls: number; tokensSaved: number; overBudget?: boolean; edits?: number; undone?: number };
   promptLength: number | null;
   pendingOutputTokens: number | null;
   /** The correction factor learned from recordUsage. */

@@ -158,6 +158,16 @@ function firstIndices(original) {
   return at;
 }
 
+/** Deletes from `offloaded` every id whose originals hold one of `gone`: messages an edit
+ * removed, which `reload` must not hand the model again. */
+export function pruneOffloaded(offloaded, gone) {
+  if (gone.length === 0) return;
+  const removed = new Set(gone);
+  for (const [id, originals] of Object.entries(offloaded)) {
+    if (originals.some((m) => removed.has(m))) delete offloaded[id];
+  }
+}
+
 /** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
  * id it does not know, or one that is not a string (a model's tool call may leave it out;
  * own ids only, not what the object inherits, such as `toString`). */
@@ -292,10 +302,12 @@ export function usageCounts(usage) {
 /**
  * `ChatHistory.toJSON()`'s state from its parts (the core's `history::State`): plain JSON,
  * versioned (`ChatHistoryState` in the typings). The arrays are the history's own (copied
- * here), `counts` NaN for none; `stats`: reductions, summarizer calls, tokens saved, 1 when
- * the last reduction was over budget; the last three a number or undefined (null in JSON).
+ * here), `counts` NaN for none, `covers` the originals each working message stands for
+ * (flattened ranges, made by the core); `stats`: reductions, summarizer calls, tokens saved,
+ * 1 when the last reduction was over budget, edits, undone; the last three a number or
+ * undefined (null in JSON).
  */
-export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
+export function writeState(messages, original, counts, covers, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
   const at = firstIndices(original);
   return {
     kind: STATE_KIND,
@@ -304,9 +316,10 @@ export function writeState(messages, original, counts, events, offloaded, stats,
     original: original.slice(),
     origins: messageOrigins(messages, at),
     counts: orNull(counts),
+    covers,
     events: events.slice(),
     offloaded: offloadedState(offloaded, at),
-    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1 },
+    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1, edits: stats[4], undone: stats[5] },
     promptLength: promptLength ?? null,
     pendingOutputTokens: pendingOutputTokens ?? null,
     calibration: calibration ?? null,
@@ -332,7 +345,8 @@ export function stateHeader(state) {
  * all read before the history holds anything (a getter of the caller's may run):
  * `[messages, original, events, offloaded, counts]`, and into `numbers` reductions,
  * summarizerCalls, tokensSaved, overBudget (1 for true), promptLength,
- * pendingOutputTokens, calibration and whether there are counts (1), each NaN where the
+ * pendingOutputTokens, calibration, whether there are counts (1), edits and undone (and
+ * `covers` as the 6th part, an array or undefined), each NaN where the
  * state has no number (the core keeps those a history could have written). The working
  * messages that are messages of `original` are given back as those objects, and so are
  * the offloaded originals (`offloadedCopy`). `INVALID_CONFIG` (field `state`) for messages
@@ -362,7 +376,7 @@ export function readState(state, version, numbers) {
   const counts = optional("counts");
   const values = [field(stats, "reductions"), field(stats, "summarizerCalls"), field(stats, "tokensSaved"),
     field(stats, "overBudget") === true ? 1 : 0, field(state, "promptLength"), field(state, "pendingOutputTokens"),
-    field(state, "calibration"), counts === undefined ? 0 : 1];
+    field(state, "calibration"), counts === undefined ? 0 : 1, field(stats, "edits"), field(stats, "undone")];
   values.forEach((n, k) => { numbers[k] = number(n); });
   return [
     messages,
@@ -370,6 +384,8 @@ export function readState(state, version, numbers) {
     optional("events"),
     offloadedCopy(offloaded, original, version),
     counts === undefined ? new Float64Array(0) : Float64Array.from(counts, number),
+    // (The core checks them: anything else is "covers everything".)
+    optional("covers"),
   ];
 }
 
