@@ -654,8 +654,12 @@ test("a state written by an earlier package loads as it was: literal states of v
   };
   const config = { maxTokens: 1000 };
   const h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(v2)), config);
-  assert.equal(JSON.stringify(h.toJSON()), JSON.stringify(v2), "written back as it was read");
-  assert.deepEqual(h.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+  // Written back as it was read, with what each message covers (a message of `original`
+  // itself, the preview all of it) and no edits.
+  const { events, ...head } = v2;
+  const now = { ...head, covers: [[0], [0, 4], [2], [3]], events, stats: { ...v2.stats, edits: 0, undone: 0 } };
+  assert.deepEqual(JSON.parse(JSON.stringify(h.toJSON())), now, "written back as it was read");
+  assert.deepEqual(h.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false, edits: 0, undone: 0 });
   assert.equal(h.reload("ctx_0123456789abcdef")[0], h.original[1]);
   assert.equal(h.messages[0], h.original[0]);
   assert.deepEqual(h.events, v2.events);
@@ -673,7 +677,10 @@ test("a state written by an earlier package loads as it was: literal states of v
   assert.deepEqual(back.offloaded, { ctx_0123456789abcdef: [1] });
   assert.deepEqual(back.counts, v2.counts);
   assert.equal(h1.reload("ctx_0123456789abcdef")[0], h1.original[1]);
-  assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+  assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false, edits: 0, undone: 0 });
+  // An edit of a state without covers undoes the preview: its original is back.
+  h1.rewind(3);
+  assert.deepEqual(h1.messages, h1.original);
 });
 
 test("rewind / remove / clear: a summary of messages that remain stays, one of a removed message is undone", async () => {
@@ -742,4 +749,33 @@ test("remove takes a tool call with its results", async () => {
   h.remove(2);
   assert.deepEqual(h.original.map((m) => m.content), ["weather?", "Sunny."]);
   assert.deepEqual(h.messages, h.original);
+});
+
+test("toJSON({ original: \"omit\" }) leaves original out; fromJSON joins the app's messages only if they match", async () => {
+  const config = { targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer: async (r) => `gist of ${r.messages.length}` };
+  const h = new ChatHistory(config, chat(6));
+  await h.prepare();
+  const full = JSON.stringify(h);
+  const state = JSON.parse(JSON.stringify(h.toJSON({ original: "omit" })));
+  assert.equal(state.original, undefined);
+  assert.deepEqual(Object.keys(state.originalDigest), ["count", "hash"]);
+  assert.equal(state.originalDigest.count, 13);
+  assert.ok(JSON.stringify(state).length < full.length - JSON.stringify(h.original).length + 80, "the full state less original");
+  // The app's own messages (here a copy as useChat would have them) join it again.
+  const mine = JSON.parse(JSON.stringify(h.original));
+  const back = ChatHistory.fromJSON(state, config, { original: mine });
+  assert.equal(back.original[0], mine[0], "the app's objects");
+  assert.deepEqual(back.messages, h.messages);
+  assert.equal(back.messages.at(-1), mine.at(-1), "working messages that are originals are the app's objects");
+  assert.deepEqual(back.toJSON(), h.toJSON());
+  // Refused: none given, another count, a message changed.
+  const refused = (original, what) => assert.throws(() => ChatHistory.fromJSON(state, config, original === undefined ? undefined : { original }),
+    (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "state" && what.test(e.message), String(what));
+  refused(undefined, /needs fromJSON\(state, config, \{ original \}\)/);
+  refused(mine.slice(1), /has 12 messages, the state was written with 13/);
+  refused(mine.map((m, i) => (i === 3 ? { ...m, content: "edited" } : m)), /not what the state was written with/);
+  refused(mine.map((m, i) => (i === 3 ? { content: m.content, role: m.role } : m)), /not what the state was written with/);
+  // A full state takes `original` too, when it is the same.
+  assert.equal(ChatHistory.fromJSON(JSON.parse(full), config, { original: mine }).original[1], mine[1]);
+  assert.throws(() => h.toJSON({ original: "none" }), (e) => e.code === "INVALID_CONFIG" && e.field === "original");
 });

@@ -347,7 +347,7 @@ test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON roun
   }
 });
 
-test("random ChatHistory edits: original is the array model of push / rewind / remove / clear, and what is sent keeps SPEC §9", async () => {
+test("random ChatHistory edits: original is the array model of push / rewind / remove / clear / JSON round trips, and what is sent keeps SPEC §9", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const { rand, int } = seeded(2028);
   const formats = Object.keys(write);
@@ -393,10 +393,16 @@ test("random ChatHistory edits: original is the array model of push / rewind / r
         h.clear();
         model = []; from = [];
       } else if (r < 0.85) {
-        h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
-        // (Equal, as new objects: the model continues with them.)
-        assert.deepEqual(h.original, model, `${where}: original read back`);
-        model = h.original;
+        if (rand() < 0.5) {
+          // The app keeps the messages: the state without them, joined again.
+          h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON({ original: "omit" }))), config, { original: model });
+          assert.deepEqual(h.original, model, `${where}: original joined`);
+        } else {
+          h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+          // (Equal, as new objects: the model continues with them.)
+          assert.deepEqual(h.original, model, `${where}: original read back`);
+          model = h.original;
+        }
       }
       assert.deepEqual(h.original, model, `${where}: original`);
       h.original.forEach((m, j) => assert.equal(m, model[j], `${where}: original[${j}] is the pushed object`));

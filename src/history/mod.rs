@@ -169,15 +169,22 @@ impl History {
                 .collect();
             counts.extend_from_slice(&self.counts[p.len..]);
             self.counts = counts;
-            // A message the reduction wrote may stand for anything it removed or rewrote (a
-            // copy without orphans too: its calls' results went with them).
+            // A message the reduction wrote may stand for anything it summarized or rewrote,
+            // and a note of the current turn for the steps it names (a copy without orphans
+            // too: its calls' results went with them). What it dropped without a trace is
+            // covered by none: an edit may bring it back (`edit.rs`).
             let inputs = &self.covers[..p.len];
+            let noted = r.trace.as_ref().map_or(&[][..], |t| &t.messages[..]);
             let changed = union(
                 inputs
                     .iter()
                     .zip(&r.fate)
-                    .filter(|(_, f)| **f != Fate::Kept)
-                    .map(|(c, _)| c),
+                    .enumerate()
+                    .filter(|(i, (_, f))| {
+                        matches!(f, Fate::Summarized | Fate::Rewritten)
+                            || noted.contains(&(*i as u32))
+                    })
+                    .map(|(_, (c, _))| c),
             );
             let changed = if changed.is_empty() {
                 union(inputs)

@@ -464,13 +464,20 @@ impl ChatHistory {
     }
 
     /// The whole state as plain, versioned JSON: for localStorage, a KV store or a
-    /// Durable Object.
+    /// Durable Object. With `{ original: "omit" }` it leaves `original` out (the app keeps
+    /// those messages, e.g. useChat's) and holds their digest instead: `fromJSON` then takes
+    /// them as `{ original }`. `INVALID_CONFIG` (field `original`) for another value.
     ///
     /// ```javascript
     /// await env.KV.put(chatId, JSON.stringify(history.toJSON()));
+    /// localStorage.setItem("chat", JSON.stringify(history.toJSON({ original: "omit" })));
     /// ```
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState<M>")]
-    pub fn to_json(&self) -> JsValue {
+    pub fn to_json(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ original?: \"omit\" | \"include\" }")]
+        options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let state = s
             .history
@@ -499,21 +506,26 @@ impl ChatHistory {
             state.prompt_length,
             state.pending_output_tokens,
             state.calibration,
+            &options.unwrap_or(JsValue::UNDEFINED),
         )
     }
 
     /// A history from `toJSON()`'s state (after a JSON round trip) and a config, which
     /// holds what JSON cannot (the summarizer, countTokens). A state no history wrote (its
     /// messages or offloaded originals are not what `toJSON()` writes) is `INVALID_CONFIG`,
-    /// field `state`.
+    /// field `state`. A state written with `{ original: "omit" }` takes the messages as
+    /// `options.original`: the same as `original` then (count and JSON, by the state's
+    /// digest), else `INVALID_CONFIG`, field `state`.
     ///
     /// ```javascript
-    /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config);
+    /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config, { original: messages });
     /// ```
     #[wasm_bindgen(js_name = fromJSON, unchecked_return_type = "ChatHistory<M>")]
     pub fn from_json(
         #[wasm_bindgen(unchecked_param_type = "ChatHistoryState<M>")] state: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ original?: readonly M[] }")]
+        options: Option<JsValue>,
     ) -> Result<ChatHistory, JsValue> {
         let header = boundary::state_header(&state);
         let kind = header.get(0).as_string();
@@ -524,7 +536,8 @@ impl ChatHistory {
         )?;
         // (Read in JavaScript, before the history holds anything.)
         let mut numbers = [f64::NAN; 10];
-        let parts = boundary::read_state(&state, version, &mut numbers)?;
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let parts = boundary::read_state(&state, version, &mut numbers, &options)?;
         let part = |k: u32| parts.get(k);
         let number = |k: usize| Some(numbers[k]).filter(|n| !n.is_nan());
         let saved = State {

@@ -327,7 +327,7 @@ extern "C" {
     /// `ChatHistory.toJSON()`'s state from its parts (`history::State`): `counts` NaN for
     /// none; `stats`: reductions, summarizer calls, tokens saved, 1 if over budget.
     #[allow(clippy::too_many_arguments)]
-    #[wasm_bindgen(js_name = writeState)]
+    #[wasm_bindgen(js_name = writeState, catch)]
     pub fn write_state(
         messages: &Array,
         original: &Array,
@@ -339,7 +339,8 @@ extern "C" {
         prompt_length: Option<f64>,
         pending_output_tokens: Option<f64>,
         calibration: Option<f64>,
-    ) -> JsValue;
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
     /// (`INVALID_CONFIG`, field `usage`, for anything else).
     #[wasm_bindgen(js_name = usageCounts, catch)]
@@ -351,8 +352,12 @@ extern "C" {
     /// as read (in the order of `readState`'s doc); the objects of its working messages and
     /// offloaded originals linked to `original`'s.
     #[wasm_bindgen(js_name = readState, catch)]
-    pub fn read_state(state: &JsValue, version: u32, numbers: &mut [f64])
-        -> Result<Array, JsValue>;
+    pub fn read_state(
+        state: &JsValue,
+        version: u32,
+        numbers: &mut [f64],
+        options: &JsValue,
+    ) -> Result<Array, JsValue>;
     /// `INVALID_CONFIG` (field `state`) for offloaded originals that are not messages of the
     /// history's `formats` (those of `original` are checked as its own).
     #[wasm_bindgen(js_name = checkOffloaded, catch)]

@@ -368,7 +368,11 @@ export interface ChatHistoryState<M = Message> {
   /** `fromJSON` reads version 1 too (whose `offloaded` holds every original itself). */
   version: 2;
   messages: M[];
-  original: M[];
+  /** Every message ever pushed; left out by `toJSON({ original: "omit" })`. */
+  original?: M[];
+  /** `toJSON({ original: "omit" })`: the count of `original` and a hash of its JSON, which
+   * `fromJSON(state, config, { original })` checks. */
+  originalDigest?: { count: number; hash: string };
   /** The index in `original` of each of `messages` that is one of its objects (-1 for a
    * message a reduction wrote): `fromJSON` gives them back as one object. */
   origins?: number[];
