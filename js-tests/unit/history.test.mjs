@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ALL_FORMATS, FORMATS } from "../../src/wasm/js/formats/index.js";
-import { checkMessages, checkOffloaded, historyConfig, pruneOffloaded, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
+import { checkMessages, checkOffloaded, digestOf, historyConfig, pruneOffloaded, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
 import { reduceError } from "./helpers.mjs";
 
 /** How history.rs passes "auto": every bit set. */
@@ -103,7 +103,11 @@ test("readState: messages that are not an array are INVALID_CONFIG field state; 
   assert.equal(parts[2], undefined);
   assert.deepEqual(parts[3], {}, "no offloaded originals");
   assert.deepEqual([...numbers], [NaN, NaN, NaN, 0, NaN, NaN, NaN, 1, NaN, NaN]);
-  assert.equal(parts[5], undefined, "no covers");
+  assert.deepEqual(parts[5], [], "no covers: made from the (no) messages");
+  // A state written before covers: an original covers itself, a message a reduction wrote
+  // all of original.
+  const a = { role: "user", content: "a" }, w = { role: "user", content: "w" };
+  assert.deepEqual(readState({ messages: [w, a], original: [a, a], origins: [-1, 0] }, 2, new Float64Array(10))[5], [[0, 2], [0]]);
   assert.deepEqual(stateHeader(null), [undefined, undefined]);
   assert.deepEqual(stateHeader({ get kind() { throw new Error("no"); }, version: 1 }), [undefined, 1]);
 });
@@ -202,4 +206,15 @@ test("pruneOffloaded: an offload id whose originals hold a removed message is fo
   assert.deepEqual(Object.keys(offloaded), ["keep", "other"]);
   pruneOffloaded(offloaded, []);
   assert.deepEqual(Object.keys(offloaded), ["keep", "other"]);
+});
+
+test("digestOf: the count and a hash of the messages' JSON, which any change of a message changes", () => {
+  const m = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+  const d = digestOf(m);
+  assert.equal(d.count, 2);
+  assert.match(d.hash, /^[0-9a-f]{16}$/);
+  assert.deepEqual(digestOf(JSON.parse(JSON.stringify(m))), d);
+  for (const other of [[m[0]], [m[0], { content: "b", role: "assistant" }], [m[0], { role: "assistant", content: "c" }]]) {
+    assert.notEqual(digestOf(other).hash, d.hash, JSON.stringify(other));
+  }
 });
