@@ -654,8 +654,12 @@ test("a state written by an earlier package loads as it was: literal states of v
   };
   const config = { maxTokens: 1000 };
   const h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(v2)), config);
-  assert.equal(JSON.stringify(h.toJSON()), JSON.stringify(v2), "written back as it was read");
-  assert.deepEqual(h.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+  // Written back as it was read, with what each message covers (a message of `original`
+  // itself, the preview all of it) and no edits.
+  const { events, ...head } = v2;
+  const now = { ...head, covers: [[0], [0, 4], [2], [3]], events, stats: { ...v2.stats, edits: 0, undone: 0 } };
+  assert.deepEqual(JSON.parse(JSON.stringify(h.toJSON())), now, "written back as it was read");
+  assert.deepEqual(h.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false, edits: 0, undone: 0 });
   assert.equal(h.reload("ctx_0123456789abcdef")[0], h.original[1]);
   assert.equal(h.messages[0], h.original[0]);
   assert.deepEqual(h.events, v2.events);
@@ -673,5 +677,121 @@ test("a state written by an earlier package loads as it was: literal states of v
   assert.deepEqual(back.offloaded, { ctx_0123456789abcdef: [1] });
   assert.deepEqual(back.counts, v2.counts);
   assert.equal(h1.reload("ctx_0123456789abcdef")[0], h1.original[1]);
-  assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false });
+  assert.deepEqual(h1.stats(), { reductions: 1, summarizerCalls: 0, tokensSaved: 19, compressionRatio: 0.84, overBudget: false, edits: 0, undone: 0 });
+  // An edit of a state without covers undoes the preview: its original is back.
+  h1.rewind(3);
+  assert.deepEqual(h1.messages, h1.original);
+});
+
+test("rewind / remove / clear: a summary of messages that remain stays, one of a removed message is undone", async () => {
+  let calls = 0;
+  const summarizer = async (r) => { calls++; return `gist of ${r.messages.length}`; };
+  const config = { targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer };
+  const h = new ChatHistory(config, chat(5)); // system + 10
+  await h.prepare();
+  const summary = h.messages[1];
+  assert.match(summary.content, /gist of 6/);
+  // Regenerate: rewind to the last reply; the summary covers none of it and stays.
+  h.rewind(10);
+  assert.equal(h.original.length, 10);
+  assert.equal(h.messages[1], summary);
+  assert.deepEqual(h.messages.slice(2), h.original.slice(7));
+  h.push({ role: "assistant", content: "again" });
+  await h.prepare();
+  assert.equal(calls, 1, "no summarizer call");
+  // Removing a message the summary covers undoes it: its other messages come back.
+  h.remove(3);
+  assert.deepEqual(h.messages, h.original);
+  assert.equal(h.original.length, 10);
+  assert.deepEqual(h.events.slice(-2).map((e) => [e.type, e.messages, e.undone, e.restored]), [["rewind", 1, 0, 0], ["remove", 1, 1, 5]]);
+  const e = h.events.at(-1);
+  assert.ok(e.tokensAfter > e.tokensBefore, "the summary's messages are back");
+  assert.deepEqual([h.stats().edits, h.stats().undone], [2, 1]);
+  // The next prepare() reduces again; a JSON round trip keeps what each message covers.
+  await h.prepare();
+  assert.equal(calls, 2);
+  const back = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+  back.rewind(9);
+  h.rewind(9);
+  assert.deepEqual(back.messages, h.messages);
+  assert.deepEqual(back.stats(), h.stats());
+  h.clear();
+  assert.deepEqual([h.messages, h.original, h.stats().edits], [[], [], 4]);
+});
+
+test("an edit during a prepare(): the prepare's reduction no longer applies; a bad index is INVALID_MESSAGE", async () => {
+  let release;
+  const summarizer = () => new Promise((r) => { release = () => r("gist"); });
+  const h = new ChatHistory({ targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer }, chat(5));
+  const pending = h.prepare();
+  await sleep(5);
+  h.rewind(9);
+  release();
+  assert.deepEqual(await pending, h.original, "the edited history, unreduced");
+  assert.equal(h.stats().reductions, 0);
+  assert.equal(h.stats().summarizerCalls, 1, "the call was made all the same");
+  for (const bad of [9, -1, 1.5, "2", undefined, NaN]) {
+    assert.throws(() => h.rewind(bad), (e) => e instanceof ReduceError && e.code === "INVALID_MESSAGE" &&
+      /^ChatHistory\.rewind: .* is not an index of original \(9 messages\)$/.test(e.message), String(bad));
+    assert.throws(() => h.remove(bad), (e) => e.code === "INVALID_MESSAGE", String(bad));
+  }
+  assert.throws(() => h.rewind(12), (e) => e.index === 12);
+  assert.equal(h.original.length, 9);
+});
+
+test("remove takes a tool call with its results", async () => {
+  const h = new ChatHistory({ maxTokens: 10_000 }, [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "w", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "sunny" },
+    { role: "assistant", content: "Sunny." },
+  ]);
+  h.remove(2);
+  assert.deepEqual(h.original.map((m) => m.content), ["weather?", "Sunny."]);
+  assert.deepEqual(h.messages, h.original);
+});
+
+test("toJSON({ original: \"omit\" }) leaves original out; fromJSON joins the app's messages only if they match", async () => {
+  const config = { targetMessages: 4, thresholdMessages: 1, strategy: "summarize", summarizer: async (r) => `gist of ${r.messages.length}` };
+  const h = new ChatHistory(config, chat(6));
+  await h.prepare();
+  const full = JSON.stringify(h);
+  const state = JSON.parse(JSON.stringify(h.toJSON({ original: "omit" })));
+  assert.equal(state.original, undefined);
+  assert.deepEqual(Object.keys(state.originalDigest), ["count", "hash"]);
+  assert.equal(state.originalDigest.count, 13);
+  assert.ok(JSON.stringify(state).length < full.length - JSON.stringify(h.original).length + 80, "the full state less original");
+  // The app's own messages (here a copy as useChat would have them) join it again.
+  const mine = JSON.parse(JSON.stringify(h.original));
+  const back = ChatHistory.fromJSON(state, config, { original: mine });
+  assert.equal(back.original[0], mine[0], "the app's objects");
+  assert.deepEqual(back.messages, h.messages);
+  assert.equal(back.messages.at(-1), mine.at(-1), "working messages that are originals are the app's objects");
+  assert.deepEqual(back.toJSON(), h.toJSON());
+  // Refused: none given, another count, a message changed.
+  const refused = (original, what) => assert.throws(() => ChatHistory.fromJSON(state, config, original === undefined ? undefined : { original }),
+    (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "state" && what.test(e.message), String(what));
+  refused(undefined, /needs fromJSON\(state, config, \{ original \}\)/);
+  refused(mine.slice(1), /has 12 messages, the state was written with 13/);
+  refused(mine.map((m, i) => (i === 3 ? { ...m, content: "edited" } : m)), /not what the state was written with/);
+  refused(mine.map((m, i) => (i === 3 ? { content: m.content, role: m.role } : m)), /not what the state was written with/);
+  // A full state takes `original` too, when it is the same.
+  assert.equal(ChatHistory.fromJSON(JSON.parse(full), config, { original: mine }).original[1], mine[1]);
+  assert.throws(() => h.toJSON({ original: "none" }), (e) => e.code === "INVALID_CONFIG" && e.field === "original");
+});
+
+test("a state without original is about its working history's size: 120 messages of 5 KB stay far under localStorage's 5 MB", async () => {
+  const config = { maxTokens: 20_000, strategy: "summarize", summarizer: async () => "summary ".repeat(300) };
+  const h = new ChatHistory(config);
+  for (let t = 0; t < 60; t++) {
+    h.push({ role: "user", content: `Question ${t}: ` + "lorem ipsum dolor sit amet ".repeat(185) });
+    await h.prepare();
+    h.push({ role: "assistant", content: `Answer ${t}: ` + "lorem ipsum dolor sit amet ".repeat(185) });
+  }
+  const full = JSON.stringify(h).length, omitted = JSON.stringify(h.toJSON({ original: "omit" })).length;
+  const working = JSON.stringify(h.messages).length;
+  // (Measured 2026-11-28: 709,802 and 105,246 characters, the working history 103,244.)
+  assert.ok(full > JSON.stringify(h.original).length, `full: ${full}`);
+  assert.ok(omitted < working + 4096, `without original: ${omitted}, the working history ${working}`);
+  assert.ok(omitted < full / 5);
 });

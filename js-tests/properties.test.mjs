@@ -347,6 +347,87 @@ test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON roun
   }
 });
 
+test("random ChatHistory edits: original is the array model of push / rewind / remove / clear / JSON round trips, and what is sent keeps SPEC §9", async () => {
+  const { ChatHistory } = await import("chat-history-reducer");
+  const { rand, int } = seeded(2028);
+  const formats = Object.keys(write);
+  let checked = 0, undone = 0, kept = 0;
+  for (let k = 0; k < Math.max(36, CASES / 8); k++) {
+    const format = formats[k % formats.length];
+    const strategy = ["truncate", "summarize", "progressive", "priority"][int(4)];
+    const config = { strategy, maxTokens: 300 + int(1200), format };
+    if (strategy === "summarize" || strategy === "progressive") config.summarizer = async (req) => `sum ${req.kind} ${req.messages.length}`;
+    if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
+    const all = write[format](steps(rand, true).concat(steps(rand, true)), rand() < 0.5);
+    let h = new ChatHistory(config);
+    // The model: the messages of `original`, and where each came from in `all` (a rewind
+    // pushes again from there: edit-and-resend).
+    let model = [], from = [], next = 0;
+    for (let op = 0; op < 40 && next < all.length; op++) {
+      const where = `session ${k} ${format} ${strategy} op ${op}`;
+      const r = rand();
+      if (r < 0.45) {
+        const end = Math.min(all.length, next + 1 + int(4));
+        h.push(...all.slice(next, end));
+        for (let j = next; j < end; j++) { model.push(all[j]); from.push(j); }
+        next = end;
+      } else if (r < 0.6 && model.length > 0) {
+        const i = int(model.length);
+        // Now and then during a prepare(): its result no longer applies.
+        const pending = rand() < 0.3 ? h.prepare() : undefined;
+        h.rewind(i);
+        next = from[i];
+        model = model.slice(0, i); from = from.slice(0, i);
+        if (pending) assert.deepEqual(await pending, h.messages, `${where}: a stale prepare() resolves to the edited history`);
+      } else if (r < 0.75 && model.length > 0) {
+        const i = int(model.length);
+        // The group of message i, as analyze() reports it.
+        const groups = analyze(model, { format, maxTokens: 1e9 }).messages.map((m) => m.group);
+        const before = h.stats().undone;
+        h.remove(i);
+        if (h.stats().undone > before) undone++;
+        else kept++;
+        const keep = groups.map((g) => g !== groups[i]);
+        model = model.filter((_, j) => keep[j]); from = from.filter((_, j) => keep[j]);
+      } else if (r < 0.78) {
+        h.clear();
+        model = []; from = [];
+      } else if (r < 0.85) {
+        if (rand() < 0.5) {
+          // The app keeps the messages: the state without them, joined again.
+          h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h.toJSON({ original: "omit" }))), config, { original: model });
+          assert.deepEqual(h.original, model, `${where}: original joined`);
+        } else {
+          h = ChatHistory.fromJSON(JSON.parse(JSON.stringify(h)), config);
+          // (Equal, as new objects: the model continues with them.)
+          assert.deepEqual(h.original, model, `${where}: original read back`);
+          model = h.original;
+        }
+      }
+      assert.deepEqual(h.original, model, `${where}: original`);
+      h.original.forEach((m, j) => assert.equal(m, model[j], `${where}: original[${j}] is the pushed object`));
+      const sent = await h.prepare();
+      assert.deepEqual(sent, h.messages, where);
+      // Order and identity: the originals sent are in their order in `original`.
+      const at = sent.map((m) => model.indexOf(m)).filter((j) => j >= 0);
+      assert.deepEqual(at, [...at].sort((a, b) => a - b), `${where}: order`);
+      // System messages and the latest real user input are sent as they are.
+      model.forEach((m, j) => { if (isSystem(m)) assert.ok(sent.includes(m), `${where}: system ${j}`); });
+      const lastUser = model.findLast((m) => isRealUser(format, m));
+      if (lastUser !== undefined) assert.ok(sent.includes(lastUser), `${where}: latest user input`);
+      // No orphans: the provider takes what is sent whenever it takes `original`.
+      let valid = true;
+      try { accepts[format](model); } catch { valid = false; }
+      if (valid && model.length > 0) {
+        accepts[format](sent);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 200, `states checked against their provider's rules: ${checked}`);
+  assert.ok(undone > 5 && kept > 5, `removals that undid a reduction's message (${undone}) and that kept them (${kept})`);
+});
+
 /** What a reduction decided, or the code it failed with. */
 function outcome(messages, config) {
   try {

@@ -55,6 +55,15 @@ pub struct Structure {
 }
 
 impl Structure {
+    /// The messages of the group of message `i` (`ChatHistory.remove`): `i` alone for an
+    /// index it does not have.
+    pub fn group_range(&self, i: usize) -> std::ops::Range<usize> {
+        self.group_of
+            .get(i)
+            .and_then(|&g| self.groups.get(g as usize))
+            .map_or(i..i + 1, Group::range)
+    }
+
     /// In [`Structure::orphan`]: a message that carries only orphans: a tool message whose
     /// results' call is not before it, or a message of calls alone ([`flags::CALLS_ONLY`])
     /// that no result answers and that a user input or an assistant answer follows (the

@@ -104,7 +104,11 @@ expectType<Equals<ChatHistory["push"], (...messages: Message[]) => void>>();
 expectType<Equals<ChatHistory["reload"], (id: string) => Message[] | undefined>>();
 expectType<Equals<ChatHistory["events"], CompressionEvent[]>>();
 expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean }>>();
-expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(state: ChatHistoryState<M>, config: ReduceConfig<M>) => ChatHistory<M>>>();
+expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(state: ChatHistoryState<M>, config: ReduceConfig<M>, options?: { original?: readonly M[] }) => ChatHistory<M>>>();
+expectType<Equals<ChatHistory["toJSON"], (options?: { original?: "omit" | "include" }) => ChatHistoryState<Message>>>();
+expectType<Equals<ChatHistory["rewind"], (index: number) => void>>();
+expectType<Equals<ChatHistory["remove"], (index: number) => void>>();
+expectType<Equals<ChatHistory["clear"], () => void>>();
 
 // §1: the context_reload tool definition
 expectType<Equals<typeof reloadTool.name, "context_reload">>();

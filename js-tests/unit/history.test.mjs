@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ALL_FORMATS, FORMATS } from "../../src/wasm/js/formats/index.js";
-import { checkMessages, checkOffloaded, historyConfig, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
+import { checkMessages, checkOffloaded, digestOf, historyConfig, pruneOffloaded, readState, reloaded, replyOf, savedCounts, stateHeader, usageCounts, writeState } from "../../src/wasm/js/history.js";
 import { reduceError } from "./helpers.mjs";
 
 /** How history.rs passes "auto": every bit set. */
@@ -64,17 +64,18 @@ test("usageCounts: [inputTokens, outputTokens], undefined where left out; anythi
 
 test("writeState / readState: a versioned plain-JSON state that reads back, shared messages as one object", () => {
   const a = { role: "user", content: "a" }, b = { role: "assistant", content: "b" }, s = { role: "user", content: "s" };
-  const state = writeState([s, b], [a, b], new Float64Array([1, NaN]), [], {}, [1, 0, 5, 0], 2, undefined, 1.1);
+  const state = writeState([s, b], [a, b], new Float64Array([1, NaN]), [[0, 1], [1]], [], {}, [1, 0, 5, 0, 2, 1], 2, undefined, 1.1);
   assert.equal(state.kind, "chat-history-reducer/ChatHistory");
   assert.equal(state.version, 2);
   assert.deepEqual(state.origins, [-1, 1]);
   assert.deepEqual(state.counts, [1, null]);
-  assert.deepEqual(state.stats, { reductions: 1, summarizerCalls: 0, tokensSaved: 5, overBudget: false });
+  assert.deepEqual(state.covers, [[0, 1], [1]]);
+  assert.deepEqual(state.stats, { reductions: 1, summarizerCalls: 0, tokensSaved: 5, overBudget: false, edits: 2, undone: 1 });
   assert.deepEqual([state.promptLength, state.pendingOutputTokens, state.calibration], [2, null, 1.1]);
 
   const written = JSON.parse(JSON.stringify(state));
   assert.deepEqual(stateHeader(written), ["chat-history-reducer/ChatHistory", 2]);
-  const numbers = new Float64Array(8);
+  const numbers = new Float64Array(10);
   const parts = readState(written, 2, numbers);
   const [messages, original, events, offloaded] = parts;
   assert.deepEqual(messages, [s, b]);
@@ -83,8 +84,10 @@ test("writeState / readState: a versioned plain-JSON state that reads back, shar
   assert.deepEqual([...savedCounts(parts)], [1, NaN]);
   assert.deepEqual(events, []);
   assert.deepEqual(offloaded, {});
-  // reductions, summarizerCalls, tokensSaved, overBudget, promptLength, pending, calibration, counts given
-  assert.deepEqual([...numbers], [1, 0, 5, 0, 2, NaN, 1.1, 1]);
+  assert.deepEqual(parts[5], [[0, 1], [1]]);
+  // reductions, summarizerCalls, tokensSaved, overBudget, promptLength, pending, calibration,
+  // counts given, edits, undone
+  assert.deepEqual([...numbers], [1, 0, 5, 0, 2, NaN, 1.1, 1, 2, 1]);
 });
 
 test("readState: messages that are not an array are INVALID_CONFIG field state; other parts that cannot be read are left out", () => {
@@ -94,12 +97,17 @@ test("readState: messages that are not an array are INVALID_CONFIG field state; 
     assert.equal(e.field, "state");
   }
   const odd = { messages: [], original: [], counts: ["7", 3], get events() { throw new Error("no"); }, stats: 5, calibration: "2" };
-  const numbers = new Float64Array(8);
+  const numbers = new Float64Array(10);
   const parts = readState(odd, 2, numbers);
   assert.deepEqual([...savedCounts(parts)], [NaN, 3]);
   assert.equal(parts[2], undefined);
   assert.deepEqual(parts[3], {}, "no offloaded originals");
-  assert.deepEqual([...numbers], [NaN, NaN, NaN, 0, NaN, NaN, NaN, 1]);
+  assert.deepEqual([...numbers], [NaN, NaN, NaN, 0, NaN, NaN, NaN, 1, NaN, NaN]);
+  assert.deepEqual(parts[5], [], "no covers: made from the (no) messages");
+  // A state written before covers: an original covers itself, a message a reduction wrote
+  // all of original.
+  const a = { role: "user", content: "a" }, w = { role: "user", content: "w" };
+  assert.deepEqual(readState({ messages: [w, a], original: [a, a], origins: [-1, 0] }, 2, new Float64Array(10))[5], [[0, 2], [0]]);
   assert.deepEqual(stateHeader(null), [undefined, undefined]);
   assert.deepEqual(stateHeader({ get kind() { throw new Error("no"); }, version: 1 }), [undefined, 1]);
 });
@@ -189,4 +197,24 @@ test("historyConfig: the app's config with the history's counts and calibration,
   // No counts recorded: no tokenCounts.
   assert.equal("tokenCounts" in historyConfig(config, new Float64Array(0), undefined, calls, undefined), false);
   assert.equal(calls[0], 0);
+});
+
+test("pruneOffloaded: an offload id whose originals hold a removed message is forgotten", () => {
+  const a = { role: "user", content: "a" }, b = { role: "tool", content: "b" };
+  const offloaded = { keep: [a], gone: [a, b], other: [{ role: "tool", content: "x" }] };
+  pruneOffloaded(offloaded, [b]);
+  assert.deepEqual(Object.keys(offloaded), ["keep", "other"]);
+  pruneOffloaded(offloaded, []);
+  assert.deepEqual(Object.keys(offloaded), ["keep", "other"]);
+});
+
+test("digestOf: the count and a hash of the messages' JSON, which any change of a message changes", () => {
+  const m = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+  const d = digestOf(m);
+  assert.equal(d.count, 2);
+  assert.match(d.hash, /^[0-9a-f]{16}$/);
+  assert.deepEqual(digestOf(JSON.parse(JSON.stringify(m))), d);
+  for (const other of [[m[0]], [m[0], { content: "b", role: "assistant" }], [m[0], { role: "assistant", content: "c" }]]) {
+    assert.notEqual(digestOf(other).hash, d.hash, JSON.stringify(other));
+  }
 });

@@ -7,17 +7,21 @@
 //! - [`stats`]: what the reductions did, for `stats()`.
 //! - [`state`]: the versioned state of `toJSON()` / `fromJSON`, and what a state read back
 //!   means.
+//! - [`edit`]: `rewind`, `remove`, `clear`: which working messages stay, which are undone.
 
+pub mod edit;
 pub mod state;
 pub mod stats;
 pub mod usage;
 
+pub use edit::{Cover, Edit, Entry};
 pub use state::{SavedStats, State, KIND, VERSION};
 pub use stats::{Stats, StatsView};
 pub use usage::{spread, Reply, MAX_COUNT};
 
 use crate::calibration;
-use crate::strategies::{Reduction, Slot};
+use crate::strategies::{Fate, Reduction, Slot};
+use edit::{span, union};
 
 /// A `ChatHistory`'s bookkeeping. Indices are into the working history (the boundary's
 /// array `messages`), whose length is `len()`: each push, reduction and restore here
@@ -26,6 +30,12 @@ use crate::strategies::{Reduction, Slot};
 pub struct History {
     /// The exact count of each working message (`recordUsage`), or none.
     counts: Vec<Option<f64>>,
+    /// The originals each working message stands for (see [`edit`]).
+    covers: Vec<Cover>,
+    /// Whether each working message is its original itself (not one a reduction wrote).
+    own: Vec<bool>,
+    /// How many messages `original` holds.
+    originals: usize,
     /// Whether any count was ever recorded: from then on every reduction is given the
     /// counts as `tokenCounts` (nulls included), which also decides how a message that
     /// carries orphans is counted (as it is, not as its copy).
@@ -55,10 +65,13 @@ pub struct Prepare {
 }
 
 impl History {
-    /// A history of `len` messages that all fit `formats`.
+    /// A history of `len` messages that all fit `formats` (each its own original).
     pub fn new(len: usize, formats: u32) -> History {
         History {
             counts: vec![None; len],
+            covers: (0..len as u32).map(|j| span(j..j + 1)).collect(),
+            own: vec![true; len],
+            originals: len,
             formats,
             ..History::default()
         }
@@ -89,6 +102,11 @@ impl History {
         let start = self.counts.len();
         self.formats &= formats;
         self.counts.resize(start + n, None);
+        let first = self.originals as u32;
+        self.covers
+            .extend((first..first + n as u32).map(|j| span(j..j + 1)));
+        self.originals += n;
+        self.own.resize(start + n, true);
         if let Some(output) = self.pending_output {
             if reply != Reply::None {
                 self.pending_output = None;
@@ -151,6 +169,49 @@ impl History {
                 .collect();
             counts.extend_from_slice(&self.counts[p.len..]);
             self.counts = counts;
+            // A message the reduction wrote may stand for anything it summarized or rewrote,
+            // and a note of the current turn for the steps it names (a copy without orphans
+            // too: its calls' results went with them). What it dropped without a trace is
+            // covered by none: an edit may bring it back (`edit.rs`).
+            let inputs = &self.covers[..p.len];
+            let noted = r.trace.as_ref().map_or(&[][..], |t| &t.messages[..]);
+            let changed = union(
+                inputs
+                    .iter()
+                    .zip(&r.fate)
+                    .enumerate()
+                    .filter(|(i, (_, f))| {
+                        matches!(f, Fate::Summarized | Fate::Rewritten)
+                            || noted.contains(&(*i as u32))
+                    })
+                    .map(|(_, (c, _))| c),
+            );
+            let changed = if changed.is_empty() {
+                union(inputs)
+            } else {
+                changed
+            };
+            let mut covers: Vec<Cover> = r
+                .output
+                .iter()
+                .map(|slot| match *slot {
+                    Slot::Input(i) => inputs.get(i as usize).cloned().unwrap_or_default(),
+                    Slot::Cleaned(i) => union(inputs.get(i as usize).into_iter().chain([&changed])),
+                    Slot::New(_) => changed.clone(),
+                })
+                .collect();
+            covers.extend_from_slice(&self.covers[p.len..]);
+            self.covers = covers;
+            let mut own: Vec<bool> = r
+                .output
+                .iter()
+                .map(|slot| match *slot {
+                    Slot::Input(i) => self.own.get(i as usize).copied().unwrap_or(false),
+                    Slot::New(_) | Slot::Cleaned(_) => false,
+                })
+                .collect();
+            own.extend_from_slice(&self.own[p.len..]);
+            self.own = own;
             self.generation = self.generation.wrapping_add(1);
             self.stats.record(tokens_before, r.tokens_after);
         }

@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! { kind: "chat-history-reducer/ChatHistory", version: 2,
-//!   messages, original, origins, counts, events, offloaded,
-//!   stats: { reductions, summarizerCalls, tokensSaved, overBudget },
+//!   messages, original, origins, counts, covers, events, offloaded,
+//!   stats: { reductions, summarizerCalls, tokensSaved, overBudget, edits, undone },
 //!   promptLength, pendingOutputTokens, calibration }
 //! ```
 //!
@@ -14,6 +14,7 @@
 //! `original`) are about object identity, made and read by the boundary's JavaScript.
 //! Version 1 differs only there: it wrote every offloaded original out.
 
+use super::edit::{read_cover, span, Cover};
 use super::usage::MAX_COUNT;
 use super::{History, Stats};
 use crate::calibration;
@@ -35,6 +36,11 @@ pub struct State<L, O> {
     /// The exact count of each working message, or null (none when read from a state
     /// without an array there).
     pub counts: Option<Vec<Option<f64>>>,
+    /// The originals each working message covers: `[j]` for the original `j` itself, else
+    /// flattened `[start, end, …]` ranges (none when read from a state without them: then
+    /// every message a reduction wrote covers every original, so
+    /// that any edit undoes what a reduction wrote).
+    pub covers: Option<Vec<Vec<f64>>>,
     pub events: L,
     /// The offloaded originals by offload id.
     pub offloaded: O,
@@ -51,6 +57,8 @@ pub struct SavedStats {
     pub summarizer_calls: Option<f64>,
     pub tokens_saved: Option<f64>,
     pub over_budget: bool,
+    pub edits: Option<f64>,
+    pub undone: Option<f64>,
 }
 
 fn invalid(message: &str) -> ReduceError {
@@ -104,6 +112,16 @@ impl History {
             messages,
             original,
             counts: Some(self.counts.clone()),
+            covers: Some(
+                self.covers
+                    .iter()
+                    .zip(&self.own)
+                    .map(|(c, &own)| match (own, c.first()) {
+                        (true, Some(r)) => vec![r.start as f64],
+                        _ => super::edit::flat(c),
+                    })
+                    .collect(),
+            ),
             events,
             offloaded,
             stats: SavedStats {
@@ -111,6 +129,8 @@ impl History {
                 summarizer_calls: Some(self.stats.summarizer_calls as f64),
                 tokens_saved: Some(self.stats.tokens_saved),
                 over_budget: self.over_budget,
+                edits: Some(self.stats.edits as f64),
+                undone: Some(self.stats.undone as f64),
             },
             prompt_length: self.prompt_len.map(|n| n as f64),
             pending_output_tokens: self.pending_output,
@@ -119,11 +139,28 @@ impl History {
     }
 
     /// The history a state read back stands for, whose working history has `len` messages
-    /// that all fit `formats`. Whatever no history writes is left out: a count out of
-    /// bounds (it would fail every later `prepare()` as `tokenCounts`), a statistic that is
-    /// not a whole number ≥ 0 (0), a calibration outside what `calibrate` keeps it in.
-    pub fn restore<L, O>(state: &State<L, O>, len: usize, formats: u32) -> History {
+    /// that all fit `formats`, and `original` `originals`. Whatever no history writes is left
+    /// out: a count out of bounds (it would fail every later `prepare()` as `tokenCounts`), a
+    /// statistic that is not a whole number ≥ 0 (0), a calibration outside what `calibrate`
+    /// keeps it in; covers that are not one per message over `original` are all of it.
+    pub fn restore<L, O>(
+        state: &State<L, O>,
+        len: usize,
+        originals: usize,
+        formats: u32,
+    ) -> History {
         let mut history = History::new(len, formats);
+        history.originals = originals;
+        let covers: Option<Vec<(Cover, bool)>> = state
+            .covers
+            .as_ref()
+            .filter(|c| c.len() == len)
+            .and_then(|c| c.iter().map(|f| read_cover(f, originals)).collect());
+        let all = || (span(0..originals as u32), false);
+        (history.covers, history.own) = covers
+            .unwrap_or_else(|| vec![all(); len])
+            .into_iter()
+            .unzip();
         if let Some(counts) = &state.counts {
             for (slot, &c) in history.counts.iter_mut().zip(counts) {
                 *slot = count(c);
@@ -136,6 +173,8 @@ impl History {
             summarizer_calls: stats.summarizer_calls.map_or(0, whole),
             // (Whole since stats count whole tokens; a state of before may have fractions.)
             tokens_saved: count(stats.tokens_saved).unwrap_or(0.0).ceil(),
+            edits: stats.edits.map_or(0, whole),
+            undone: stats.undone.map_or(0, whole),
         };
         history.over_budget = stats.over_budget;
         history.prompt_len = state.prompt_length.map(|n| whole(n) as usize);

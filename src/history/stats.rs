@@ -6,6 +6,10 @@ pub struct Stats {
     pub reductions: u32,
     pub summarizer_calls: u32,
     pub tokens_saved: f64,
+    /// `rewind`, `remove` and `clear` calls.
+    pub edits: u32,
+    /// Working messages (summaries, previews, …) an edit undid, their originals back.
+    pub undone: u32,
 }
 
 /// `stats()`'s answer.
@@ -18,6 +22,8 @@ pub struct StatsView {
     pub compression_ratio: f64,
     /// Whether the last `prepare()` missed a target because of protected messages.
     pub over_budget: bool,
+    pub edits: u32,
+    pub undone: u32,
 }
 
 impl Stats {
@@ -49,6 +55,8 @@ impl Stats {
             tokens_saved: self.tokens_saved,
             compression_ratio,
             over_budget,
+            edits: self.edits,
+            undone: self.undone,
         })
     }
 }
@@ -69,7 +77,8 @@ mod tests {
             Stats {
                 reductions: 3,
                 summarizer_calls: 0,
-                tokens_saved: 1006.0
+                tokens_saved: 1006.0,
+                ..Stats::default()
             }
         );
     }

@@ -155,14 +155,16 @@ fn a_state_saves_and_restores_the_bookkeeping() {
             reductions: Some(1.0),
             summarizer_calls: Some(1.0),
             tokens_saved: Some(7.0),
-            over_budget: false
+            over_budget: false,
+            edits: Some(0.0),
+            undone: Some(0.0),
         }
     );
     assert_eq!(
         (state.prompt_length, state.pending_output_tokens),
         (Some(1.0), Some(3.0))
     );
-    let back = History::restore(&state, 1, 0b11);
+    let back = History::restore(&state, 1, 2, 0b11);
     assert_eq!(back.save((), (), (), ()), state);
     assert_eq!(back.formats(), 0b11);
     assert!(back.token_counts().is_some());
@@ -174,7 +176,7 @@ fn a_state_saves_and_restores_the_bookkeeping() {
 fn read(what: impl FnOnce(&mut State<(), ()>)) -> History {
     let mut state = History::new(2, 1).save((), (), (), ());
     what(&mut state);
-    History::restore(&state, 2, 1)
+    History::restore(&state, 2, 2, 1)
 }
 
 #[test]
@@ -195,6 +197,8 @@ fn a_state_read_back_keeps_only_what_a_history_writes() {
                 summarizer_calls: Some(n),
                 tokens_saved: Some(n),
                 over_budget: false,
+                edits: Some(n),
+                undone: Some(n),
             }
         });
         assert_eq!(h.totals(), Stats::default(), "{n}");
@@ -205,6 +209,8 @@ fn a_state_read_back_keeps_only_what_a_history_writes() {
             summarizer_calls: Some(2.7),
             tokens_saved: Some(12.5),
             over_budget: true,
+            edits: None,
+            undone: None,
         }
     });
     let t = h.totals();
@@ -266,4 +272,239 @@ fn only_a_state_to_json_wrote_is_taken() {
     }
     assert_eq!(VERSION, 2);
     assert_eq!(KIND, "chat-history-reducer/ChatHistory");
+}
+
+/// The covers of a history's working messages, as lists of original indices.
+fn covered(h: &History) -> Vec<Vec<u32>> {
+    h.covers()
+        .iter()
+        .map(|c| c.iter().flat_map(|r| r.clone()).collect())
+        .collect()
+}
+
+/// A history of 6 originals (0 system, 1–4 older turns, 5 the latest) whose messages 1–3
+/// a summary replaced, with message 4 dropped, a count on 5.
+fn summarized() -> History {
+    let mut h = History::new(6, 1);
+    let p = h.prepare();
+    let mut r = reduction(
+        6,
+        vec![Slot::Input(0), Slot::New(0), Slot::Input(5)],
+        100.0,
+        40.0,
+    );
+    r.fate = vec![
+        Fate::Kept,
+        Fate::Summarized,
+        Fate::Summarized,
+        Fate::Summarized,
+        Fate::Dropped,
+        Fate::Kept,
+    ];
+    h.prepared(p, 1, &r, 100.0);
+    h.record_input(&[1.0, 2.0, 3.0], 6.0, 6.0);
+    h
+}
+
+#[test]
+fn a_written_message_covers_what_its_reduction_removed_or_rewrote() {
+    let h = summarized();
+    // (Message 4, dropped without a trace, is covered by none.)
+    assert_eq!(covered(&h), vec![vec![0], vec![1, 2, 3], vec![5]]);
+    let mut h = h;
+    h.push(2, 1, Reply::None);
+    assert_eq!(h.originals(), 8);
+    assert_eq!(covered(&h)[3..], [vec![6], vec![7]]);
+}
+
+#[test]
+fn an_edit_after_what_a_summary_covers_keeps_it() {
+    let mut h = summarized();
+    h.push(2, 1, Reply::None); // originals 6, 7
+    let p = h.prepare();
+    let e = h.edit(6..8, None); // rewind(6)
+    assert_eq!(
+        e,
+        Edit {
+            entries: vec![Entry::Kept(0), Entry::Kept(1), Entry::Kept(2)],
+            removed: 2,
+            undone: 0,
+            restored: 0,
+        }
+    );
+    assert_eq!(covered(&h), vec![vec![0], vec![1, 2, 3], vec![5]]);
+    // The counts stay with their messages; the prompt is no longer this history's.
+    assert_eq!(counts(&h), vec![Some(1.0), Some(2.0), Some(3.0)]);
+    assert_eq!(h.prompt(), None);
+    // A prepare() started before the edit does not apply.
+    let r = reduction(5, vec![Slot::Input(4)], 10.0, 1.0);
+    assert_eq!(h.prepared(p, 0, &r, 10.0), None);
+    assert_eq!(h.len(), 3);
+    assert_eq!((h.totals().edits, h.totals().undone), (1, 0));
+}
+
+#[test]
+fn an_edit_of_a_covered_message_undoes_the_summary_and_brings_back_the_rest() {
+    let mut h = summarized();
+    let e = h.edit(2..3, None); // remove(2)
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Kept(0),
+            Entry::Restored(1),
+            Entry::Restored(3),
+            Entry::Restored(4),
+            Entry::Kept(2)
+        ]
+    );
+    assert_eq!((e.removed, e.undone, e.restored), (1, 1, 3));
+    // Renumbered as `original` is now: 0, 1, 2 (was 3), 3 (was 4), 4 (was 5).
+    assert_eq!(
+        covered(&h),
+        vec![vec![0], vec![1], vec![2], vec![3], vec![4]]
+    );
+    assert_eq!(counts(&h), vec![Some(1.0), None, None, None, Some(3.0)]);
+    assert_eq!(h.originals(), 5);
+    assert_eq!((h.totals().edits, h.totals().undone), (1, 1));
+}
+
+#[test]
+fn a_rewind_into_a_summary_and_a_clear_leave_only_what_remains() {
+    let mut h = summarized();
+    let e = h.edit(3..6, None); // rewind(3)
+    assert_eq!(
+        e.entries,
+        vec![Entry::Kept(0), Entry::Restored(1), Entry::Restored(2)]
+    );
+    assert_eq!(covered(&h), vec![vec![0], vec![1], vec![2]]);
+    let e = h.edit(0..3, None); // clear()
+    assert_eq!(
+        (e.entries.len(), e.removed, h.len(), h.originals()),
+        (0, 3, 0, 0)
+    );
+    h.push(1, 1, Reply::None);
+    assert_eq!(covered(&h), vec![vec![0]]);
+}
+
+#[test]
+fn covers_survive_a_state_and_a_state_without_them_undoes_on_any_edit() {
+    let h = summarized();
+    let state = h.save((), (), (), ());
+    assert_eq!(
+        state.covers,
+        Some(vec![vec![0.0], vec![1.0, 4.0], vec![5.0]])
+    );
+    let back = History::restore(&state, 3, 6, 1);
+    assert_eq!(covered(&back), covered(&h));
+    // Covers that are not over `original` (or none): every message covers all of it.
+    for bad in [
+        None,
+        Some(vec![vec![0.0, 1.0]; 2]),
+        Some(vec![vec![0.0, 7.0]; 3]),
+    ] {
+        let mut s = state.clone();
+        s.covers = bad;
+        let mut back = History::restore(&s, 3, 6, 1);
+        let e = back.edit(5..6, None);
+        assert_eq!(
+            e.entries,
+            (0..5).map(Entry::Restored).collect::<Vec<_>>(),
+            "{:?}",
+            s.covers
+        );
+    }
+}
+
+#[test]
+fn the_latest_user_input_that_remains_is_in_the_working_history_as_itself() {
+    // Originals 1–4 under one summary, 4 dropped; rewinding 5 (the latest input) makes 3
+    // the latest: the summary that covers it is undone, and a dropped latest comes back.
+    let mut h = summarized();
+    let e = h.edit(5..6, Some(3));
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Kept(0),
+            Entry::Restored(1),
+            Entry::Restored(2),
+            Entry::Restored(3),
+            Entry::Restored(4)
+        ]
+    );
+    let mut h = summarized();
+    h.push(1, 1, Reply::None); // original 6
+    let e = h.edit(5..6, Some(4));
+    // (4, dropped, comes back; the summary does not cover it and stays.)
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Kept(0),
+            Entry::Kept(1),
+            Entry::Restored(4),
+            Entry::Kept(3)
+        ]
+    );
+    assert_eq!(e.undone, 0);
+    // A latest input the working history holds as itself changes nothing.
+    let mut h = summarized();
+    h.push(1, 1, Reply::None);
+    let e = h.edit(6..7, Some(5));
+    assert_eq!(
+        e.entries,
+        vec![Entry::Kept(0), Entry::Kept(1), Entry::Kept(2)]
+    );
+}
+
+#[test]
+fn a_summary_of_one_message_is_not_that_message() {
+    // A summary (New 0) of message 0 alone, message 1 kept; rewinding 1 makes 0 the latest
+    // input: the summary is undone, 0 comes back as itself.
+    let mut h = History::new(2, 1);
+    let p = h.prepare();
+    let mut r = reduction(2, vec![Slot::New(0), Slot::Input(1)], 10.0, 5.0);
+    r.fate[0] = Fate::Summarized;
+    h.prepared(p, 1, &r, 10.0);
+    assert_eq!(covered(&h), vec![vec![0], vec![1]]);
+    let e = h.edit(1..2, Some(0));
+    assert_eq!(e.entries, vec![Entry::Restored(0)]);
+    assert_eq!(e.undone, 1);
+    // Written and own messages survive a state apart.
+    let mut h = History::new(2, 1);
+    h.prepared(h.prepare(), 1, &r, 10.0);
+    let mut back = History::restore(&h.save((), (), (), ()), 2, 2, 1);
+    assert_eq!(back.edit(1..2, Some(0)).entries, vec![Entry::Restored(0)]);
+}
+
+#[test]
+fn what_a_reduction_dropped_comes_back_unless_only_the_tail_is_cut() {
+    // Originals 0–3 dropped by a truncation, 4–6 kept.
+    let truncated = || {
+        let mut h = History::new(7, 1);
+        let p = h.prepare();
+        let mut r = reduction(7, (4..7).map(Slot::Input).collect(), 70.0, 30.0);
+        r.fate[..4].fill(Fate::Dropped);
+        h.prepared(p, 0, &r, 70.0);
+        h
+    };
+    // Regenerate: the tail goes, the drops stay dropped.
+    let mut h = truncated();
+    assert_eq!(
+        h.edit(6..7, Some(4)).entries,
+        vec![Entry::Kept(0), Entry::Kept(1)]
+    );
+    // A removal inside: the drops come back (the history may have started on message 4).
+    let mut h = truncated();
+    let e = h.edit(4..5, None);
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Restored(0),
+            Entry::Restored(1),
+            Entry::Restored(2),
+            Entry::Restored(3),
+            Entry::Kept(1),
+            Entry::Kept(2)
+        ]
+    );
+    assert_eq!((e.undone, e.restored), (0, 4));
 }

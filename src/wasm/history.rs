@@ -4,6 +4,7 @@
 //! applies the answer to the arrays.
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::rc::Rc;
 
 use js_sys::{Array, Object, Uint32Array};
@@ -14,7 +15,9 @@ use super::decode::{decode_config, decode_messages, set};
 use super::js::{self as boundary, ReduceResult};
 use super::reduce_value;
 use crate::formats::FormatChoice;
-use crate::history::{History, Reply, SavedStats, State, VERSION};
+use crate::history::edit::{edit_index, latest_user};
+use crate::history::{Entry, History, Reply, SavedStats, State, VERSION};
+use crate::structure::Structure;
 
 struct Held {
     config: JsValue,
@@ -94,6 +97,51 @@ impl ChatHistory {
                 preparing: None,
             })),
         })
+    }
+}
+
+impl ChatHistory {
+    /// The messages of `original` in `removed` are gone (`kind`: the method): the core says
+    /// what stays of the working history; an event says what went.
+    fn edit(&self, kind: &str, removed: Range<usize>) -> Result<(), JsValue> {
+        let (config, before, original) = {
+            let s = self.state.borrow();
+            (s.config.clone(), s.messages.clone(), s.original.clone())
+        };
+        let call = decode_config(&config, true)?;
+        let tokens_before = decode_messages(&before, &call)?.0.total_tokens();
+        let latest = latest_user(&decode_messages(&original, &call)?.0, &removed);
+        let after = {
+            let mut held = self.state.borrow_mut();
+            let s = &mut *held;
+            let gone = s.original.slice(removed.start as u32, removed.end as u32);
+            let e = s.history.edit(removed.clone(), latest);
+            let messages: Array = e
+                .entries
+                .iter()
+                .map(|entry| match *entry {
+                    Entry::Kept(i) => s.messages.get(i),
+                    Entry::Restored(j) => s.original.get(j),
+                })
+                .collect();
+            let rest = s.original.slice(removed.end as u32, s.original.length());
+            s.original = s.original.slice(0, removed.start as u32).concat(&rest);
+            s.messages = messages.clone();
+            // (An offload of a message that is gone is gone: `reload` would hand it back.)
+            boundary::prune_offloaded(&s.offloaded, &gone);
+            let event = Object::new();
+            set(&event, "type", kind);
+            set(&event, "messages", e.removed as u32);
+            set(&event, "undone", e.undone as u32);
+            set(&event, "restored", e.restored as u32);
+            s.events.push(&event);
+            (messages, event)
+        };
+        let (messages, event) = after;
+        let tokens_after = decode_messages(&messages, &call)?.0.total_tokens();
+        set(&event, "tokensBefore", tokens_before);
+        set(&event, "tokensAfter", tokens_after);
+        Ok(())
     }
 }
 
@@ -319,16 +367,18 @@ impl ChatHistory {
         boundary::reloaded(&self.state.borrow().offloaded, &id)
     }
 
-    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio, overBudget }`: every
-    /// call of the summarizer counts, whatever its outcome; the tokens saved are whole; the
-    /// ratio is the tokens of `original` over those of the working history; `overBudget`:
-    /// the last `prepare()` missed a target because of protected messages.
+    /// `{ reductions, summarizerCalls, tokensSaved, compressionRatio, overBudget, edits,
+    /// undone }`: every call of the summarizer counts, whatever its outcome; the tokens saved
+    /// are whole; the ratio is the tokens of `original` over those of the working history;
+    /// `overBudget`: the last `prepare()` missed a target because of protected messages;
+    /// `edits`: `rewind`/`remove`/`clear` calls; `undone`: the summaries, previews and other
+    /// messages a reduction wrote that an edit undid (their originals back).
     ///
     /// ```javascript
     /// const { summarizerCalls, compressionRatio } = history.stats();
     /// ```
     #[wasm_bindgen(
-        unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean }"
+        unchecked_return_type = "{ reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean; edits: number; undone: number }"
     )]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         // (Counted without holding the state: countTokens may call this history.)
@@ -352,17 +402,82 @@ impl ChatHistory {
         set(&out, "tokensSaved", view.tokens_saved);
         set(&out, "compressionRatio", view.compression_ratio);
         set(&out, "overBudget", view.over_budget);
+        set(&out, "edits", view.edits);
+        set(&out, "undone", view.undone);
         Ok(out.into())
     }
 
+    /// Drops `original[index]` and every message after it (edit-and-resend: `rewind(i)` then
+    /// `push(edited)`; regenerate: `rewind` to the last reply). The working history keeps what
+    /// covers only earlier messages; a summary or preview that covered a dropped one is
+    /// undone, its other originals back (the next `prepare()` reduces again if a trigger
+    /// fires). A `prepare()` under way no longer applies. `INVALID_MESSAGE` for an index that
+    /// is not one of `original`'s.
+    ///
+    /// ```javascript
+    /// history.rewind(i); // the user edited message i
+    /// history.push({ role: "user", content: edited });
+    /// ```
+    pub fn rewind(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+    ) -> Result<(), JsValue> {
+        let originals = self.state.borrow().original.length() as usize;
+        let i = edit_index("ChatHistory.rewind", index.as_f64(), originals)?;
+        self.edit("rewind", i..originals)
+    }
+
+    /// Drops `original[index]` with the rest of its group (a tool call with its results, a
+    /// result with its call), as `rewind` does for what it drops.
+    ///
+    /// ```javascript
+    /// history.remove(3);
+    /// ```
+    pub fn remove(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+    ) -> Result<(), JsValue> {
+        let (config, original) = {
+            let s = self.state.borrow();
+            (s.config.clone(), s.original.clone())
+        };
+        let i = edit_index(
+            "ChatHistory.remove",
+            index.as_f64(),
+            original.length() as usize,
+        )?;
+        // (Read without holding the state: countTokens may call this history.)
+        let call = decode_config(&config, true)?;
+        let (t, _) = decode_messages(&original, &call)?;
+        let group = Structure::of(&t).group_range(i);
+        self.edit("remove", group)
+    }
+
+    /// Drops every message: `original`, the working history, the offloaded originals.
+    ///
+    /// ```javascript
+    /// history.clear();
+    /// ```
+    pub fn clear(&self) -> Result<(), JsValue> {
+        let originals = self.state.borrow().original.length() as usize;
+        self.edit("clear", 0..originals)
+    }
+
     /// The whole state as plain, versioned JSON: for localStorage, a KV store or a
-    /// Durable Object.
+    /// Durable Object. With `{ original: "omit" }` it leaves `original` out (the app keeps
+    /// those messages, e.g. useChat's) and holds their digest instead: `fromJSON` then takes
+    /// them as `{ original }`. `INVALID_CONFIG` (field `original`) for another value.
     ///
     /// ```javascript
     /// await env.KV.put(chatId, JSON.stringify(history.toJSON()));
+    /// localStorage.setItem("chat", JSON.stringify(history.toJSON({ original: "omit" })));
     /// ```
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ChatHistoryState<M>")]
-    pub fn to_json(&self) -> JsValue {
+    pub fn to_json(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ original?: \"omit\" | \"include\" }")]
+        options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let state = s
             .history
@@ -372,6 +487,12 @@ impl ChatHistory {
             state.messages,
             state.original,
             &nan_for_none(state.counts.as_deref().unwrap_or_default()),
+            &state
+                .covers
+                .unwrap_or_default()
+                .iter()
+                .map(|c| c.iter().map(|&n| JsValue::from(n)).collect::<Array>())
+                .collect(),
             state.events,
             state.offloaded,
             &[
@@ -379,25 +500,32 @@ impl ChatHistory {
                 stats.summarizer_calls.unwrap_or(0.0),
                 stats.tokens_saved.unwrap_or(0.0),
                 f64::from(u8::from(stats.over_budget)),
+                stats.edits.unwrap_or(0.0),
+                stats.undone.unwrap_or(0.0),
             ],
             state.prompt_length,
             state.pending_output_tokens,
             state.calibration,
+            &options.unwrap_or(JsValue::UNDEFINED),
         )
     }
 
     /// A history from `toJSON()`'s state (after a JSON round trip) and a config, which
     /// holds what JSON cannot (the summarizer, countTokens). A state no history wrote (its
     /// messages or offloaded originals are not what `toJSON()` writes) is `INVALID_CONFIG`,
-    /// field `state`.
+    /// field `state`. A state written with `{ original: "omit" }` takes the messages as
+    /// `options.original`: the same as `original` then (count and JSON, by the state's
+    /// digest), else `INVALID_CONFIG`, field `state`.
     ///
     /// ```javascript
-    /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config);
+    /// const history = ChatHistory.fromJSON(JSON.parse(localStorage.getItem("chat")), config, { original: messages });
     /// ```
     #[wasm_bindgen(js_name = fromJSON, unchecked_return_type = "ChatHistory<M>")]
     pub fn from_json(
         #[wasm_bindgen(unchecked_param_type = "ChatHistoryState<M>")] state: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ReduceConfig<M>")] config: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ original?: readonly M[] }")]
+        options: Option<JsValue>,
     ) -> Result<ChatHistory, JsValue> {
         let header = boundary::state_header(&state);
         let kind = header.get(0).as_string();
@@ -407,8 +535,9 @@ impl ChatHistory {
             header.get(1).as_f64(),
         )?;
         // (Read in JavaScript, before the history holds anything.)
-        let mut numbers = [f64::NAN; 8];
-        let parts = boundary::read_state(&state, version, &mut numbers)?;
+        let mut numbers = [f64::NAN; 10];
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let parts = boundary::read_state(&state, version, &mut numbers, &options)?;
         let part = |k: u32| parts.get(k);
         let number = |k: usize| Some(numbers[k]).filter(|n| !n.is_nan());
         let saved = State {
@@ -420,11 +549,24 @@ impl ChatHistory {
                 let counts = boundary::saved_counts(&parts);
                 counts.into_iter().map(Some).collect()
             }),
+            covers: part(5).dyn_into::<Array>().ok().map(|covers| {
+                covers
+                    .iter()
+                    .map(|c| {
+                        c.dyn_into::<Array>().map_or_else(
+                            |_| vec![f64::NAN],
+                            |c| c.iter().map(|n| n.as_f64().unwrap_or(f64::NAN)).collect(),
+                        )
+                    })
+                    .collect()
+            }),
             stats: SavedStats {
                 reductions: number(0),
                 summarizer_calls: number(1),
                 tokens_saved: number(2),
                 over_budget: numbers[3] == 1.0,
+                edits: number(8),
+                undone: number(9),
             },
             prompt_length: number(4),
             pending_output_tokens: number(5),
@@ -441,7 +583,8 @@ impl ChatHistory {
         }
         {
             let mut s = history.state.borrow_mut();
-            s.history = History::restore(&saved, s.messages.length() as usize, formats);
+            let (len, originals) = (s.messages.length(), saved.original.length());
+            s.history = History::restore(&saved, len as usize, originals as usize, formats);
             s.original = saved.original;
             s.events = saved.events;
             if let Some(offloaded) = saved.offloaded {

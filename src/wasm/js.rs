@@ -345,18 +345,20 @@ extern "C" {
     /// `ChatHistory.toJSON()`'s state from its parts (`history::State`): `counts` NaN for
     /// none; `stats`: reductions, summarizer calls, tokens saved, 1 if over budget.
     #[allow(clippy::too_many_arguments)]
-    #[wasm_bindgen(js_name = writeState)]
+    #[wasm_bindgen(js_name = writeState, catch)]
     pub fn write_state(
         messages: &Array,
         original: &Array,
         counts: &[f64],
+        covers: &Array,
         events: &Array,
         offloaded: &Object,
         stats: &[f64],
         prompt_length: Option<f64>,
         pending_output_tokens: Option<f64>,
         calibration: Option<f64>,
-    ) -> JsValue;
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     /// `recordUsage`'s `[inputTokens, outputTokens]`, each a count or undefined
     /// (`INVALID_CONFIG`, field `usage`, for anything else).
     #[wasm_bindgen(js_name = usageCounts, catch)]
@@ -368,8 +370,12 @@ extern "C" {
     /// as read (in the order of `readState`'s doc); the objects of its working messages and
     /// offloaded originals linked to `original`'s.
     #[wasm_bindgen(js_name = readState, catch)]
-    pub fn read_state(state: &JsValue, version: u32, numbers: &mut [f64])
-        -> Result<Array, JsValue>;
+    pub fn read_state(
+        state: &JsValue,
+        version: u32,
+        numbers: &mut [f64],
+        options: &JsValue,
+    ) -> Result<Array, JsValue>;
     /// `INVALID_CONFIG` (field `state`) for offloaded originals that are not messages of the
     /// history's `formats` (those of `original` are checked as its own).
     #[wasm_bindgen(js_name = checkOffloaded, catch)]
@@ -381,6 +387,9 @@ extern "C" {
     /// The counts of `read_state`'s parts (NaN for a value that is no number).
     #[wasm_bindgen(js_name = savedCounts)]
     pub fn saved_counts(parts: &Array) -> Vec<f64>;
+    /// Deletes the offload ids whose originals hold any of `gone` (an edit removed them).
+    #[wasm_bindgen(js_name = pruneOffloaded)]
+    pub fn prune_offloaded(offloaded: &Object, gone: &Array);
     /// `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined.
     pub fn reloaded(offloaded: &Object, id: &JsValue) -> JsValue;
     /// The first of `values` the model wrote (the start of its reply), null for one that holds

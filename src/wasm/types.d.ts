@@ -381,17 +381,25 @@ export interface ChatHistoryState<M = Message> {
   /** `fromJSON` reads version 1 too (whose `offloaded` holds every original itself). */
   version: 2;
   messages: M[];
-  original: M[];
+  /** Every message ever pushed; left out by `toJSON({ original: "omit" })`. */
+  original?: M[];
+  /** `toJSON({ original: "omit" })`: the count of `original` and a hash of its JSON, which
+   * `fromJSON(state, config, { original })` checks. */
+  originalDigest?: { count: number; hash: string };
   /** The index in `original` of each of `messages` that is one of its objects (-1 for a
    * message a reduction wrote): `fromJSON` gives them back as one object. */
   origins?: number[];
   /** Exact token counts (from recordUsage) aligned with `messages`, or null. */
   counts: Array<number | null>;
+  /** The originals each of `messages` stands for, as flattened `[start, end, …]` ranges of
+   * indices into `original` (a summary: all it replaced): what `rewind` / `remove` undo.
+   * Without it, any edit undoes every message a reduction wrote. */
+  covers?: number[][];
   events: CompressionEvent[];
   /** The originals of each offload id; one that is a message of `original` is its index
    * there (a number), not a second copy. */
   offloaded: Record<string, Array<M | number>>;
-  stats: { reductions: number; summarizerCalls: number; tokensSaved: number; overBudget?: boolean };
+  stats: { reductions: number; summarizerCalls: number; tokensSaved: number; overBudget?: boolean; edits?: number; undone?: number };
   promptLength: number | null;
   pendingOutputTokens: number | null;
   /** The correction factor learned from recordUsage. */

@@ -447,13 +447,13 @@ async fn chat_history_summarizes_once_per_threshold_and_round_trips_through_json
     );
     assert_eq!(history.original().length(), 41);
     let state = JSON::parse(
-        &JSON::stringify(&history.to_json())
+        &JSON::stringify(&history.to_json(None).unwrap())
             .unwrap()
             .as_string()
             .unwrap(),
     )
     .unwrap();
-    let copy = wasm::ChatHistory::from_json(state, config).unwrap();
+    let copy = wasm::ChatHistory::from_json(state, config, None).unwrap();
     assert_eq!(
         JSON::stringify(&copy.messages()).unwrap(),
         JSON::stringify(&history.messages()).unwrap()

@@ -9,6 +9,7 @@ import { isUiTool } from "./formats/content.js";
 import { ALL_FORMATS, FORMATS, READERS, fitMask, formatNames } from "./formats/index.js";
 import { langchainShape, looksLangChain } from "./formats/langchain.js";
 import { RESPONSES_TYPES } from "./formats/responses.js";
+import { offloadId } from "./offload.js";
 import { AT_MOST, messageList, readOne } from "./read.js";
 import { Reading } from "./reading.js";
 
@@ -158,6 +159,16 @@ function firstIndices(original) {
   return at;
 }
 
+/** Deletes from `offloaded` every id whose originals hold one of `gone`: messages an edit
+ * removed, which `reload` must not hand the model again. */
+export function pruneOffloaded(offloaded, gone) {
+  if (gone.length === 0) return;
+  const removed = new Set(gone);
+  for (const [id, originals] of Object.entries(offloaded)) {
+    if (originals.some((m) => removed.has(m))) delete offloaded[id];
+  }
+}
+
 /** `ChatHistory.reload(id)`: a copy of the originals offloaded as `id`, or undefined for an
  * id it does not know, or one that is not a string (a model's tool call may leave it out;
  * own ids only, not what the object inherits, such as `toString`). */
@@ -292,25 +303,64 @@ export function usageCounts(usage) {
 /**
  * `ChatHistory.toJSON()`'s state from its parts (the core's `history::State`): plain JSON,
  * versioned (`ChatHistoryState` in the typings). The arrays are the history's own (copied
- * here), `counts` NaN for none; `stats`: reductions, summarizer calls, tokens saved, 1 when
- * the last reduction was over budget; the last three a number or undefined (null in JSON).
+ * here), `counts` NaN for none, `covers` the originals each working message stands for
+ * (flattened ranges, made by the core); `stats`: reductions, summarizer calls, tokens saved,
+ * 1 when the last reduction was over budget, edits, undone; the last three a number or
+ * undefined (null in JSON). With `options.original: "omit"` the state has no `original`
+ * but its `originalDigest` (`digestOf`).
  */
-export function writeState(messages, original, counts, events, offloaded, stats, promptLength, pendingOutputTokens, calibration) {
+export function writeState(messages, original, counts, covers, events, offloaded, stats, promptLength, pendingOutputTokens, calibration, options) {
+  const omit = omitsOriginal(options);
   const at = firstIndices(original);
   return {
     kind: STATE_KIND,
     version: STATE_VERSION,
     messages: messages.slice(),
-    original: original.slice(),
+    // (Left out, the app keeps them: their digest, that fromJSON joins only those.)
+    ...(omit ? { originalDigest: digestOf(original) } : { original: original.slice() }),
     origins: messageOrigins(messages, at),
     counts: orNull(counts),
+    covers,
     events: events.slice(),
     offloaded: offloadedState(offloaded, at),
-    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1 },
+    stats: { reductions: stats[0], summarizerCalls: stats[1], tokensSaved: stats[2], overBudget: stats[3] === 1, edits: stats[4], undone: stats[5] },
     promptLength: promptLength ?? null,
     pendingOutputTokens: pendingOutputTokens ?? null,
     calibration: calibration ?? null,
   };
+}
+
+/** Whether `toJSON(options)` leaves `original` out: `{ original: "omit" }`; anything that is
+ * not an object (`JSON.stringify` passes a key) keeps it. `INVALID_CONFIG` (field `original`)
+ * for another value of `original` than "omit" or "include". */
+function omitsOriginal(options) {
+  const original = field(options, "original");
+  if (original === undefined || original === "include") return false;
+  if (original === "omit") return true;
+  throw new ReduceError("INVALID_CONFIG", `ChatHistory.toJSON: original must be "omit" or "include", got ${describe(original)}`, undefined, "original");
+}
+
+/**
+ * The digest of `original` that a state without it keeps: `{ count, hash }`, the number of
+ * messages and an FNV-1a hash of their JSON (as `JSON.stringify(original)` writes it: a
+ * field added, changed or reordered in any message changes it).
+ */
+export function digestOf(original) {
+  return { count: original.length, hash: offloadId(original).slice(4) };
+}
+
+/** The `original` of a state without one (`{ original }` of `fromJSON`'s options), checked
+ * against its digest: `INVALID_CONFIG` (field `state`) when there is none to join, or it is
+ * not the messages the state was written with. */
+function joinedOriginal(state, given) {
+  const invalid = (what) => new ReduceError("INVALID_CONFIG", `ChatHistory.fromJSON: ${what}`, undefined, "state");
+  const digest = field(state, "originalDigest");
+  if (given === undefined) throw invalid("state.original must be an array (a state toJSON({ original: \"omit\" }) wrote needs fromJSON(state, config, { original }))");
+  const original = stateList(given, "original");
+  const count = field(digest, "count"), hash = field(digest, "hash");
+  if (count !== original.length) throw invalid(`options.original has ${original.length} messages, the state was written with ${typeof count === "number" ? count : describe(count)}: pass the messages the history held when toJSON() ran`);
+  if (hash !== digestOf(original).hash) throw invalid(`options.original is not what the state was written with (their JSON differs): pass the messages the history held when toJSON() ran, unchanged`);
+  return original;
 }
 
 /** `o[key]` for an object `o`, else undefined; undefined too when reading it throws. */
@@ -332,7 +382,10 @@ export function stateHeader(state) {
  * all read before the history holds anything (a getter of the caller's may run):
  * `[messages, original, events, offloaded, counts]`, and into `numbers` reductions,
  * summarizerCalls, tokensSaved, overBudget (1 for true), promptLength,
- * pendingOutputTokens, calibration and whether there are counts (1), each NaN where the
+ * `options.original` (`fromJSON`'s): the messages of a state written without them, joined
+ * only if they match its digest (`joinedOriginal`).
+ * pendingOutputTokens, calibration, whether there are counts (1), edits and undone (and
+ * `covers` as the 6th part, an array or undefined), each NaN where the
  * state has no number (the core keeps those a history could have written). The working
  * messages that are messages of `original` are given back as those objects, and so are
  * the offloaded originals (`offloadedCopy`). `INVALID_CONFIG` (field `state`) for messages
@@ -340,7 +393,7 @@ export function stateHeader(state) {
  * is undefined where it is not what a history writes; `counts` (`savedCounts`) is NaN for a
  * value that is no number.
  */
-export function readState(state, version, numbers) {
+export function readState(state, version, numbers, options) {
   const optional = (name) => {
     try {
       return stateList(field(state, name), name);
@@ -349,7 +402,17 @@ export function readState(state, version, numbers) {
     }
   };
   const stats = field(state, "stats"), offloaded = field(state, "offloaded");
-  const messages = stateList(field(state, "messages"), "messages"), original = stateList(field(state, "original"), "original");
+  const messages = stateList(field(state, "messages"), "messages");
+  const given = field(options, "original");
+  const saved = field(state, "original");
+  let original;
+  if (saved === undefined) {
+    original = joinedOriginal(state, given);
+  } else {
+    original = stateList(saved, "original");
+    // (Given too: the app's own objects, when they are the state's.)
+    if (given !== undefined) original = joinedOriginal({ originalDigest: digestOf(original) }, given);
+  }
   // (`origins`: working messages that are messages of `original`, as one object again;
   // only where the two hold the same, so that a state edited since gives no message for
   // another.)
@@ -362,7 +425,7 @@ export function readState(state, version, numbers) {
   const counts = optional("counts");
   const values = [field(stats, "reductions"), field(stats, "summarizerCalls"), field(stats, "tokensSaved"),
     field(stats, "overBudget") === true ? 1 : 0, field(state, "promptLength"), field(state, "pendingOutputTokens"),
-    field(state, "calibration"), counts === undefined ? 0 : 1];
+    field(state, "calibration"), counts === undefined ? 0 : 1, field(stats, "edits"), field(stats, "undone")];
   values.forEach((n, k) => { numbers[k] = number(n); });
   return [
     messages,
@@ -370,7 +433,16 @@ export function readState(state, version, numbers) {
     optional("events"),
     offloadedCopy(offloaded, original, version),
     counts === undefined ? new Float64Array(0) : Float64Array.from(counts, number),
+    // (The core checks them. A state written before them: a working message that is one of
+    // `original`'s covers itself, one a reduction wrote all of `original`.)
+    optional("covers") ?? legacyCovers(messages, original),
   ];
+}
+
+/** The covers of a state written before they were (see `readState`). */
+function legacyCovers(messages, original) {
+  const at = firstIndices(original);
+  return messages.map((m) => (at.has(m) ? [at.get(m)] : original.length > 0 ? [0, original.length] : []));
 }
 
 /** A number as a state holds it; NaN for anything else. */
