@@ -109,7 +109,10 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
     let mut numbers = vec![0.0; keys.len()];
     let values = read_options(config, &mut kinds, &mut numbers);
     if kinds[keys.len()] != kind::MISSING {
-        let name = values.get(keys.len() as u32).as_string().unwrap_or_default();
+        let name = values
+            .get(keys.len() as u32)
+            .as_string()
+            .unwrap_or_default();
         return Err(Config::unknown_option(&name).into());
     }
     let mut js_error: Option<JsValue> = None;
