@@ -103,7 +103,7 @@ expectType<Equals<ChatHistory["prepare"], (options?: { signal?: AbortSignal }) =
 expectType<Equals<ChatHistory["push"], (...messages: Message[]) => void>>();
 expectType<Equals<ChatHistory["reload"], (id: string) => Message[] | undefined>>();
 expectType<Equals<ChatHistory["events"], CompressionEvent[]>>();
-expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean }>>();
+expectType<Equals<ReturnType<ChatHistory["stats"]>, { reductions: number; summarizerCalls: number; tokensSaved: number; compressionRatio: number; overBudget: boolean; edits: number; undone: number }>>();
 expectType<Equals<typeof ChatHistory.fromJSON, <M extends object = Message>(state: ChatHistoryState<M>, config: ReduceConfig<M>, options?: { original?: readonly M[] }) => ChatHistory<M>>>();
 expectType<Equals<ChatHistory["toJSON"], (options?: { original?: "omit" | "include" }) => ChatHistoryState<Message>>>();
 expectType<Equals<ChatHistory["rewind"], (index: number) => void>>();
