@@ -51,7 +51,15 @@ pub fn union<'a>(covers: impl IntoIterator<Item = &'a Cover>) -> Cover {
 
 fn normalize(ranges: &mut Cover) {
     ranges.retain(|r| r.start < r.end);
-    ranges.sort_by_key(|r| r.start);
+    // An insertion sort: covers have a few ranges, and the slice sort would bring its own
+    // code into the module.
+    for i in 1..ranges.len() {
+        let mut j = i;
+        while j > 0 && ranges[j - 1].start > ranges[j].start {
+            ranges.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let mut out: Cover = Vec::with_capacity(ranges.len());
     for r in ranges.drain(..) {
         match out.last_mut() {
