@@ -585,9 +585,7 @@ async fn finish_noted(
     r: Reduction,
     started: f64,
 ) -> Result<Finished, JsValue> {
-    let writings = Writings::none();
-    let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
-    let events = core_events(&r);
+    let (r, writings, events) = with_note(call, reading, t, r)?;
     finish_cached(call, reading, t, cache, r, writings, events, started, None).await
 }
 
@@ -599,10 +597,22 @@ pub fn finish_plain(
     r: Reduction,
     started: f64,
 ) -> Result<Finished, JsValue> {
+    let (r, writings, events) = with_note(call, reading, t, r)?;
+    finish(call, reading, r, writings, events, started)
+}
+
+/// A reduction that wrote nothing else with its current-turn note written (if it has one),
+/// the writings that hold it, and its events.
+fn with_note(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    r: Reduction,
+) -> Result<(Reduction, Writings, Array), JsValue> {
     let writings = Writings::none();
     let r = super::trace::write_note(call, reading, t, &r, &writings)?.unwrap_or(r);
     let events = core_events(&r);
-    finish(call, reading, r, writings, events, started)
+    Ok((r, writings, events))
 }
 
 /// Reports `reduceEnd` for a reduction that ended in `error` after its `reduceStart` (so
