@@ -1,6 +1,7 @@
 //! `analyze` (SPEC §1): what a UI needs to show why each message stays.
 
 use crate::config::Config;
+use crate::estimate::Tokenizer;
 use crate::protect::{protect, Protection};
 use crate::structure::Structure;
 use crate::transcript::{Role, Transcript};
@@ -24,6 +25,9 @@ pub struct MessageAnalysis {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     pub format: Format,
+    /// The tokenizer profile that estimated the messages without a count (`None` in length
+    /// mode): `tokenizer: "auto"` decided by the format.
+    pub tokenizer: Option<Tokenizer>,
     pub messages: Vec<MessageAnalysis>,
     pub total_tokens: f64,
     pub groups: usize,
@@ -66,6 +70,7 @@ pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
         .collect();
     Analysis {
         format: t.format,
+        tokenizer: config.estimator.tokenizer(t.format),
         messages,
         total_tokens: t.total_tokens(),
         groups: s.groups.len(),
@@ -73,5 +78,37 @@ pub fn analyze(t: &Transcript, config: &Config) -> Analysis {
         should_reduce: fired.any() || s.orphans > 0,
         over_max_tokens: fired.tokens,
         over_message_trigger: fired.messages,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OptionValue::{Number, Text};
+    use crate::transcript::MessageInfo;
+
+    fn tokenizer_of(
+        format: Format,
+        pairs: &[(&str, crate::config::OptionValue)],
+    ) -> Option<Tokenizer> {
+        let mut t = Transcript::new(format);
+        t.push(MessageInfo::new(Role::User, 5.0));
+        let mut pairs = pairs.to_vec();
+        pairs.push(("maxTokens", Number(100.0)));
+        analyze(&t, &Config::from_pairs(&pairs).unwrap()).tokenizer
+    }
+
+    #[test]
+    fn shows_the_profile_the_format_chose_or_the_one_named() {
+        assert_eq!(tokenizer_of(Format::Gemini, &[]), Some(Tokenizer::Gemma));
+        assert_eq!(tokenizer_of(Format::OpenAi, &[]), Some(Tokenizer::O200k));
+        assert_eq!(tokenizer_of(Format::Anthropic, &[]), Some(Tokenizer::O200k));
+        let llama = [("tokenizer", Text("llama3".into()))];
+        assert_eq!(
+            tokenizer_of(Format::Gemini, &llama),
+            Some(Tokenizer::Llama3)
+        );
+        let length = [("estimator", Text("length".into()))];
+        assert_eq!(tokenizer_of(Format::Gemini, &length), None);
     }
 }

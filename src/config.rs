@@ -2,7 +2,7 @@
 //! default resolved, so the strategies read settled numbers.
 
 use crate::error::{cat, join, show, ReduceError};
-use crate::estimate::{Estimator, Tokenizer, Weights};
+use crate::estimate::{Estimator, Profile, Tokenizer, Weights};
 use crate::formats::FormatChoice;
 use crate::history::MAX_COUNT;
 
@@ -415,18 +415,26 @@ impl Config {
                 cat(&["charsPerToken must be at least 0.01, got ", &show(c)]),
             ));
         }
-        let mut weights = match r.choice(
-            "tokenizer",
-            &[("o200k", Tokenizer::O200k), ("cl100k", Tokenizer::Cl100k)],
-        )? {
-            Some(t) => Weights::fitted(t),
-            None => Weights::default(),
+        // (Auto first: "auto", then each profile by its name.)
+        let tokenizer = r.choose("tokenizer", &|k| match k {
+            0 => Some("auto"),
+            k => Tokenizer::ALL.get(k - 1).map(|t| t.name()),
+        })?;
+        let mut profile = Profile {
+            tokenizer: tokenizer
+                .and_then(|k| k.checked_sub(1))
+                .map(|k| Tokenizer::ALL[k]),
+            ..Profile::default()
         };
         match r.get("estimatorWeights")? {
             OptionValue::Missing => {}
             OptionValue::Object(entries) => {
                 for (name, value) in entries {
-                    let Some(slot) = weights.get_mut(&name) else {
+                    let Some(slot) = Weights::NAMES
+                        .iter()
+                        .position(|n| *n == name)
+                        .map(|k| &mut profile.overrides[k])
+                    else {
                         return Err(ReduceError::config(
                             "estimatorWeights",
                             cat(&[
@@ -438,7 +446,9 @@ impl Config {
                         ));
                     };
                     match value {
-                        OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => *slot = w,
+                        OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => {
+                            *slot = Some(w)
+                        }
                         other => return Err(ReduceError::config(
                             "estimatorWeights",
                             cat(&[
@@ -460,7 +470,7 @@ impl Config {
             Some(false) => Estimator::Length {
                 chars_per_token: chars_per_token.unwrap_or(4.0),
             },
-            _ => Estimator::Classes(weights),
+            _ => Estimator::Classes(profile),
         };
         if let Some(x) = r.positive("calibration")? {
             use crate::calibration::{MAX, MIN};

@@ -1,8 +1,11 @@
 //! The built-in token estimator (SPEC §3): a per-character-class weighted sum, or plain
 //! `ceil(length / charsPerToken)`. One pass over the text, no allocation.
 
+use crate::formats::Format;
+
 /// Tokens per code point for each character class. The defaults were fitted by least
-/// squares against OpenAI's o200k tokenizer on a mixed corpus (prose, code, JSON, CJK, chat).
+/// squares against OpenAI's o200k tokenizer on a mixed corpus (prose, code, JSON, CJK, chat);
+/// each tokenizer profile's are in `estimate/profiles.rs`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights {
     pub letter: f64,
@@ -24,33 +27,18 @@ pub struct Weights {
 }
 
 impl Default for Weights {
-    /// (Not inlined: the config parser's copies of the twelve constants cost more.)
-    #[inline(never)]
+    /// o200k's: letters of other alphabets (`other_letter`, 0.30) were fitted against o200k on
+    /// sentences of ten such languages (`bench/accuracy/scripts.mjs`): 0.19 (Russian) to 0.44
+    /// (Thai) each. One weight for all leaves Thai 21% under and Russian 31% over, the other
+    /// eight within ±10%, where "letter" under-counted Cyrillic and Greek by 30–50% and
+    /// "other" over-counted Arabic and Hindi about twofold.
     fn default() -> Self {
-        Weights {
-            letter: 0.10,
-            digit: 0.73,
-            whitespace: 0.66,
-            whitespace_run: 0.12,
-            punctuation: 0.64,
-            han: 0.86,
-            kana: 0.66,
-            hangul: 0.64,
-            cjk_punctuation: 1.06,
-            emoji: 1.56,
-            other: 0.70,
-            // Fitted against o200k on sentences of ten such languages
-            // (`bench/accuracy/scripts.mjs`): 0.19 (Russian) to 0.44 (Thai) each. One weight
-            // for all leaves Thai 21% under and Russian 31% over, the other eight within ±10%,
-            // where "letter" under-counted Cyrillic and Greek by 30–50% and "other"
-            // over-counted Arabic and Hindi about twofold.
-            other_letter: 0.30,
-        }
+        Weights::fitted(Tokenizer::O200k)
     }
 }
 
 impl Weights {
-    /// The option names of `estimatorWeights`, in the order of [`Weights::get_mut`].
+    /// The option names of `estimatorWeights`, in class order ([`Weights::values`]).
     pub const NAMES: [&'static str; CLASSES] = [
         "letter",
         "digit",
@@ -65,25 +53,6 @@ impl Weights {
         "other",
         "otherLetter",
     ];
-
-    /// The weight behind an `estimatorWeights` key.
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut f64> {
-        Some(match name {
-            "letter" => &mut self.letter,
-            "digit" => &mut self.digit,
-            "whitespace" => &mut self.whitespace,
-            "whitespaceRun" => &mut self.whitespace_run,
-            "punctuation" => &mut self.punctuation,
-            "han" => &mut self.han,
-            "kana" => &mut self.kana,
-            "hangul" => &mut self.hangul,
-            "cjkPunctuation" => &mut self.cjk_punctuation,
-            "emoji" => &mut self.emoji,
-            "other" => &mut self.other,
-            "otherLetter" => &mut self.other_letter,
-            _ => return None,
-        })
-    }
 
     /// The weights in class order.
     pub fn values(&self) -> [f64; CLASSES] {
@@ -126,40 +95,87 @@ impl Weights {
     }
 }
 
+mod profiles;
+
 /// A tokenizer family with weights fitted for it (`config.tokenizer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tokenizer {
-    /// OpenAI's o200k (GPT-4o, GPT-4.1, o-series, GPT-5): the default.
+    /// OpenAI's o200k (GPT-4o, GPT-4.1, o-series, GPT-5): the default but for Gemini's format.
     O200k,
     /// OpenAI's cl100k (GPT-4, GPT-3.5).
     Cl100k,
+    /// Gemma's (SentencePiece; the closest public one to Gemini's).
+    Gemma,
+    /// Llama 3's.
+    Llama3,
+}
+
+impl Tokenizer {
+    /// Every profile, in the order of the rows of `estimate/profiles.rs`.
+    pub const ALL: [Tokenizer; 4] = [
+        Tokenizer::O200k,
+        Tokenizer::Cl100k,
+        Tokenizer::Gemma,
+        Tokenizer::Llama3,
+    ];
+
+    /// The profile `tokenizer: "auto"` picks for messages in `format`: Gemini's messages go
+    /// to a Gemini model, whose tokenizer Gemma's is closest to; the others to o200k.
+    pub fn for_format(format: Format) -> Tokenizer {
+        match format {
+            Format::Gemini => Tokenizer::Gemma,
+            _ => Tokenizer::O200k,
+        }
+    }
+
+    /// Its `config.tokenizer` name.
+    pub fn name(self) -> &'static str {
+        profiles::PROFILES[self as usize].0
+    }
 }
 
 impl Weights {
     /// The weights fitted for `tokenizer` (see `bench/accuracy/`).
     #[inline(never)]
     pub fn fitted(tokenizer: Tokenizer) -> Weights {
-        match tokenizer {
-            Tokenizer::O200k => Weights::default(),
-            // Fitted by `bench/accuracy/fit.mjs` against cl100k: 8.6% per message, 2.0%
-            // per conversation (the test half of the corpus).
-            Tokenizer::Cl100k => Weights {
-                letter: 0.13,
-                digit: 0.89,
-                whitespace: 0.58,
-                whitespace_run: 0.12,
-                punctuation: 0.63,
-                han: 1.07,
-                kana: 0.82,
-                hangul: 0.86,
-                cjk_punctuation: 2.37,
-                emoji: 2.25,
-                other: 0.70,
-                // (cl100k spends 0.4 (Russian) to 2 (Georgian) tokens on such a letter:
-                // `bench/accuracy/scripts.mjs`, the median of ten languages.)
-                other_letter: 0.95,
-            },
+        let hundredths = profiles::PROFILES[tokenizer as usize].1;
+        Weights::from_values(hundredths.map(|w| f64::from(w) / 100.0))
+    }
+}
+
+/// The class weights of a config: a tokenizer profile's, with the caller's
+/// `estimatorWeights` over them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Profile {
+    /// `None` for `tokenizer: "auto"`: the format's ([`Tokenizer::for_format`]).
+    pub tokenizer: Option<Tokenizer>,
+    /// The weights the caller set, by class ([`Weights::NAMES`] order).
+    pub overrides: [Option<f64>; CLASSES],
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile {
+            tokenizer: None,
+            overrides: [None; CLASSES],
         }
+    }
+}
+
+impl Profile {
+    /// The tokenizer whose weights estimate messages in `format`.
+    pub fn tokenizer(&self, format: Format) -> Tokenizer {
+        self.tokenizer
+            .unwrap_or_else(|| Tokenizer::for_format(format))
+    }
+
+    /// The weights that estimate messages in `format`.
+    pub fn weights(&self, format: Format) -> Weights {
+        let mut values = Weights::fitted(self.tokenizer(format)).values();
+        for (w, set) in values.iter_mut().zip(self.overrides) {
+            *w = set.unwrap_or(*w);
+        }
+        Weights::from_values(values)
     }
 }
 
@@ -167,7 +183,7 @@ impl Weights {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Estimator {
     /// Weighted by character class (the default).
-    Classes(Weights),
+    Classes(Profile),
     /// `ceil(utf16_length / chars_per_token)` of a message's texts together, rounded once
     /// per message (SPEC §3; `js/reading.js` `lengths`).
     Length { chars_per_token: f64 },
@@ -175,7 +191,25 @@ pub enum Estimator {
 
 impl Default for Estimator {
     fn default() -> Self {
-        Estimator::Classes(Weights::default())
+        Estimator::Classes(Profile::default())
+    }
+}
+
+impl Estimator {
+    /// The class weights that estimate messages in `format` (`None` in length mode).
+    pub fn weights(&self, format: Format) -> Option<Weights> {
+        match self {
+            Estimator::Classes(p) => Some(p.weights(format)),
+            Estimator::Length { .. } => None,
+        }
+    }
+
+    /// The tokenizer profile that estimates messages in `format` (`None` in length mode).
+    pub fn tokenizer(&self, format: Format) -> Option<Tokenizer> {
+        match self {
+            Estimator::Classes(p) => Some(p.tokenizer(format)),
+            Estimator::Length { .. } => None,
+        }
     }
 }
 
@@ -191,7 +225,8 @@ const CJK_PUNCT: u8 = 8;
 const EMOJI: u8 = 9;
 const OTHER: u8 = 10;
 const OTHER_LETTER: u8 = 11;
-const CLASSES: usize = 12;
+/// How many classes there are.
+pub const CLASSES: usize = 12;
 
 const fn ascii_classes() -> [u8; 128] {
     let mut table = [OTHER; 128];
@@ -860,6 +895,48 @@ mod tests {
         assert!((s.weigh_bytes(&bytes[..split]) - (0.2 + 1.56)).abs() < 1e-9);
         assert!((s.weigh_bytes(&bytes[split..]) - (0.86 + 0.66 + 0.10)).abs() < 1e-9);
         assert_eq!(est("aaaaaaaaaa"), 1.0, "exact decimal sums");
+    }
+
+    #[test]
+    fn auto_picks_the_profile_by_format_and_a_name_wins() {
+        let auto = Profile::default();
+        for format in Format::ALL {
+            let expected = if format == Format::Gemini {
+                Tokenizer::Gemma
+            } else {
+                Tokenizer::O200k
+            };
+            assert_eq!(auto.tokenizer(format), expected, "{format:?}");
+            assert_eq!(auto.weights(format), Weights::fitted(expected));
+            for named in Tokenizer::ALL {
+                let p = Profile {
+                    tokenizer: Some(named),
+                    ..auto
+                };
+                assert_eq!(p.tokenizer(format), named, "{format:?} {named:?}");
+                assert_eq!(p.weights(format), Weights::fitted(named));
+            }
+        }
+        let length = Estimator::Length {
+            chars_per_token: 4.0,
+        };
+        assert_eq!(length.tokenizer(Format::Gemini), None);
+        assert_eq!(length.weights(Format::Gemini), None);
+    }
+
+    #[test]
+    fn each_profile_row_is_its_tokenizer_and_o200k_is_the_default() {
+        for (k, t) in Tokenizer::ALL.into_iter().enumerate() {
+            assert_eq!(t as usize, k);
+            assert_eq!(profiles::PROFILES[k].0, t.name());
+        }
+        let names: Vec<&str> = Tokenizer::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["o200k", "cl100k", "gemma", "llama3"]);
+        assert_eq!(Weights::fitted(Tokenizer::O200k).letter, 0.10);
+        assert_eq!(Weights::default(), Weights::fitted(Tokenizer::O200k));
+        // The profiles differ where their tokenizers do: Gemma spends a token on each digit.
+        let digits = |t| text_weight("1234567890", &Weights::fitted(t));
+        assert!(digits(Tokenizer::Gemma) > 1.2 * digits(Tokenizer::O200k));
     }
 
     #[test]

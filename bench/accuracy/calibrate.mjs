@@ -21,8 +21,8 @@ import { errors, fmt, rng, table, weightsFromVector } from "./lib.mjs";
 export const TURNS = 5; // calibrated turns before the measured one
 const SESSIONS = 200;
 
-/** Sessions: {kind: [[{est, truth}, ...turns], ...]} of one scenario. */
-export function buildSessions(d, est, truthKey, scenario, seed = "calibration") {
+/** Sessions: {kind: [[{est, truth}, ...turns], ...]} of one scenario, of `turns` + 1 turns. */
+export function buildSessions(d, est, truthKey, scenario, seed = "calibration", turns = TURNS) {
   const { rows } = d;
   const test = rows.map((r, i) => i).filter((i) => rows[i].split === "test");
   const pools = Object.fromEntries([...KINDS.map((k) => [k, test.filter((i) => rows[i].kind === k)]), ["mixed", test]]);
@@ -41,10 +41,10 @@ export function buildSessions(d, est, truthKey, scenario, seed = "calibration") 
     out[kind] = [];
     for (let s = 0; s < SESSIONS; s++) {
       if (scenario === "independent") {
-        out[kind].push(Array.from({ length: TURNS + 1 }, () => sum(draw(r, pools[kind], 50))));
+        out[kind].push(Array.from({ length: turns + 1 }, () => sum(draw(r, pools[kind], 50))));
       } else if (scenario === "growing") {
-        const chat = draw(r, pools[kind], 40 + 10 * (TURNS + 1));
-        out[kind].push(Array.from({ length: TURNS + 1 }, (_, t) => sum(chat.slice(0, 40 + 10 * (t + 1)))));
+        const chat = draw(r, pools[kind], 40 + 10 * (turns + 1));
+        out[kind].push(Array.from({ length: turns + 1 }, (_, t) => sum(chat.slice(0, 40 + 10 * (t + 1)))));
       } else if (scenario === "drift") {
         const other = r.pick(KINDS.filter((k) => k !== kind));
         out[kind].push([
@@ -156,6 +156,24 @@ export function runCalibration(d, est, truthKey = "cl100k", { print = true } = {
   };
 }
 const strip = ({ rule, ...rest }) => rest;
+
+/**
+ * How many recorded turns the built-in rule (`calibration.rs`) needs before estimates with
+ * `est` (a profile's, for a model whose tokenizer is unknown) come within `limit`% of
+ * `truthKey`'s counts: per turn, the MAPE of that turn's prompt estimate over 200 sessions
+ * (mixed kinds) of a growing chat and of independent prompts; `within` is the number of
+ * turns recorded before the first turn at or under the limit (null: not within `turns`).
+ */
+export function turnsToWithin(d, est, truthKey, { limit = 3, turns = 8 } = {}) {
+  const out = {};
+  for (const scenario of ["growing", "independent"]) {
+    const sessions = buildSessions(d, est, truthKey, scenario, "calibration", turns)[`mixed`];
+    const perTurn = simulate(sessions, RECOMMENDED_RULE).map((e) => errors(e).mape);
+    const first = perTurn.findIndex((m) => m <= limit);
+    out[scenario] = { perTurn: perTurn.map((m) => Math.round(m * 100) / 100), within: first < 0 ? null : first };
+  }
+  return out;
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const d = await prepare({ log: console.log });

@@ -1,12 +1,12 @@
 // The measured corpus: every message with its per-class counts (through the Rust classifier),
-// its true size under o200k and cl100k, and the library's own estimates.
+// its true size under each tokenizer of lib.mjs TOKENIZERS, and the library's own estimates.
 import { buildCorpus, fingerprint, KINDS } from "./corpus.mjs";
-import { CLASS_NAMES, classCounts, conversations, loadPackage, loadTokenizers, truthOf } from "./lib.mjs";
+import { CLASS_NAMES, TOKENIZERS, classCounts, conversations, loadPackage, loadTokenizers, truthOf } from "./lib.mjs";
 
 export { KINDS };
 
 /**
- * rows: [{kind, split, message, counts[11], truth: {o200k, cl100k}, est: {default, length}}]
+ * rows: [{kind, split, message, counts[12], truth: {o200k, cl100k, gemma, llama3}, est: {default, length}}]
  * convs: {train|test: {kind|"mixed": [[row index...], ...]}} — sums of CONV_SIZE messages.
  */
 export const CONV_SIZE = 50;
@@ -24,13 +24,13 @@ export async function prepare({ log = () => {} } = {}) {
     split: s.split,
     message: s.message,
     counts: classCounts(pkg.estimateTokens, s.message),
-    truth: { o200k: truthOf(tok.o200k, s.message), cl100k: truthOf(tok.cl100k, s.message) },
+    truth: Object.fromEntries(TOKENIZERS.map((name) => [name, truthOf(tok[name], s.message)])),
     est: {
       default: pkg.estimateTokens(s.message, {}),
       length: pkg.estimateTokens(s.message, { estimator: "length" }),
     },
   }));
-  log(`class counts, o200k and cl100k truths in ${Date.now() - t1} ms`);
+  log(`class counts, truths of ${TOKENIZERS.join(", ")} in ${Date.now() - t1} ms`);
   const convs = {};
   for (const split of ["train", "test"]) {
     convs[split] = {};

@@ -1,8 +1,11 @@
-// Fits the 11 class weights of the built-in estimator (SPEC §3) against o200k and cl100k by
-// non-negative least squares, on the train half of the corpus; reports the errors on the test
-// half, and prints the weights as Rust and JavaScript literals.
+// Fits the 12 class weights of the built-in estimator (SPEC §3) against each tokenizer of
+// lib.mjs TOKENIZERS (o200k, cl100k, gemma, llama3) by non-negative least squares, on the train
+// half of the corpus; reports the errors on the test half, and prints the weights.
 //
 //   node bench/accuracy/fit.mjs            fits, errors, literals
+//   node bench/accuracy/fit.mjs --write gemma,llama3
+//                                          also writes those profiles' rows of
+//                                          src/estimate/profiles.rs (the only copy)
 //   node bench/accuracy/fit.mjs --classes  also: evidence for classification changes (a JS copy
 //                                          of the Rust classifier, checked against it, and
 //                                          variants of it refitted; plus a probe of European
@@ -10,11 +13,11 @@
 //
 // Per-class counts come from the library itself (lib.mjs classCounts: weight 1000 on one class).
 // The objective is described at fitWeights.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { KINDS, prepare } from "./data.mjs";
 import {
-  CLASS_NAMES, OTHER_LETTER, OVERHEAD, REPO, SPEC_WEIGHTS, errors, estimateFromCounts, fmt, loadTokenizers, nnls, table, truthOf,
+  CLASS_NAMES, OTHER_LETTER, OVERHEAD, REPO, SPEC_WEIGHTS, TOKENIZERS, errors, estimateFromCounts, fmt, loadTokenizers, nnls, table, truthOf,
   weightsFromVector,
 } from "./lib.mjs";
 
@@ -222,17 +225,44 @@ async function classificationEvidence(d) {
   return { mismatches, fitted, variants: rowsOut.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]]))) };
 }
 
+// ---------------------------------------------------------------- profiles
+
+/** Where the profiles' weights live: one row per tokenizer, written by `--write`. */
+export const PROFILES_RS = path.join(REPO, "src", "estimate", "profiles.rs");
+
+/**
+ * The weights of tokenizer `truthKey`'s profile as `--write` writes them: the train-half fit
+ * with `other` held at 0.70 (~0.1% of the corpus's code points: a free fit gives ~0.2 or 0,
+ * which under-counts symbols and unlisted scripts ~4x) and `otherLetter` at scripts.mjs's value.
+ */
+export function profileWeights(d, truthKey) {
+  return weightsFromVector(fitWeights(d, truthKey, { fixed: { other: 0.7 } }));
+}
+
+/** Replaces the rows of `weightsByName` in profiles.rs (hundredths, CLASS_NAMES order); the others stay. */
+export function writeProfiles(weightsByName) {
+  let src = readFileSync(PROFILES_RS, "utf8");
+  for (const [name, w] of Object.entries(weightsByName)) {
+    const row = new RegExp(`\\(\\s*"${name}",\\s*\\[[^\\]]*\\],?\\s*\\)`);
+    if (!row.test(src)) throw new Error(`${PROFILES_RS}: no row for "${name}" (a new profile needs a row and a Tokenizer variant first)`);
+    const hundredths = CLASS_NAMES.map((n) => Math.round(w[n] * 100));
+    src = src.replace(row, `("${name}", [${hundredths.join(", ")}])`);
+  }
+  writeFileSync(PROFILES_RS, src);
+}
+
 // ---------------------------------------------------------------- main
 
+/** Each tokenizer's profile fit ({weights, errors} by tokenizer name), errors on the test half. */
 export async function runFit(d, { print = true } = {}) {
   const result = {};
-  for (const truthKey of ["o200k", "cl100k"]) {
-    const w = weightsFromVector(fitWeights(d, truthKey));
+  for (const truthKey of TOKENIZERS) {
+    const w = profileWeights(d, truthKey);
     const est = d.rows.map((r) => d.pkg.estimateTokens(r.message, { estimatorWeights: w }));
     const t = errorTable(d, est, truthKey);
     result[truthKey] = { weights: w, errors: t };
     if (print) {
-      console.log(`\n## Weights fitted against ${truthKey} (train half, NNLS, all 11 free)`);
+      console.log(`\n## Weights fitted against ${truthKey} (train half, NNLS; other at 0.70, otherLetter at ${OTHER_LETTER[truthKey]})`);
       console.log(rustLiteral(w));
       console.log(`estimatorWeights: ${jsLiteral(w)}`);
       printErrorTable(`Errors of these weights against ${truthKey}, test half (through estimateTokens):`, t);
@@ -244,7 +274,15 @@ export async function runFit(d, { print = true } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const t0 = Date.now();
   const d = await prepare({ log: console.log });
-  await runFit(d);
+  const fits = await runFit(d);
+  const at = process.argv.indexOf("--write");
+  if (at >= 0) {
+    const names = (process.argv[at + 1] ?? "").split(",").filter(Boolean);
+    const unknown = names.filter((n) => !TOKENIZERS.includes(n));
+    if (!names.length || unknown.length) throw new Error(`--write NAME[,NAME…] of ${TOKENIZERS.join(", ")}${unknown.length ? `; unknown: ${unknown}` : ""}`);
+    writeProfiles(Object.fromEntries(names.map((n) => [n, fits[n].weights])));
+    console.log(`\nwrote the rows of ${names.join(", ")} into ${path.relative(process.cwd(), PROFILES_RS)}: rebuild (bash scripts/build.sh), then make accuracy`);
+  }
   if (process.argv.includes("--classes")) await classificationEvidence(d);
   console.log(`\nfit.mjs: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

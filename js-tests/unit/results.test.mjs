@@ -70,10 +70,11 @@ test("gemini: the response beyond a turn's calls of its name is the orphan part 
 });
 
 test("buildAnalysis: one entry per message with index, role, tokens, group, round, protection; totals", () => {
-  const a = buildAnalysis("openai", ["system", "user", "assistant", "tool", "other"], ["", "keepSystem", "lastUser"],
+  const a = buildAnalysis("openai", "o200k", ["system", "user", "assistant", "tool", "other"], ["", "keepSystem", "lastUser"],
     [0, 1, 2], [5, 7, 4], [0, 1, 2], [0, 1, 1], [1, 2, 0], [0, 2, 1], [16, 3, 1, 1]);
   assert.deepEqual(a, {
     format: "openai",
+    tokenizer: "o200k",
     messages: [
       { index: 0, role: "system", tokens: 5, group: 0, round: 0, protected: true, protectedBy: "keepSystem", summary: false, realUser: false },
       { index: 1, role: "user", tokens: 7, group: 1, round: 1, protected: true, protectedBy: "lastUser", summary: false, realUser: true },
@@ -81,6 +82,9 @@ test("buildAnalysis: one entry per message with index, role, tokens, group, roun
     ],
     totalTokens: 16, totalMessages: 3, groups: 3, rounds: 1, shouldReduce: true,
   });
+  // Length mode: no profile, no field.
+  const b = buildAnalysis("openai", undefined, ["user"], [""], [1], [5], [0], [1], [0], [0], [5, 1, 1, 0]);
+  assert.equal("tokenizer" in b, false);
 });
 
 test("buildResult: kept messages are the input objects, written ones in place, every field of SPEC §8", () => {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error::ErrorCode;
+use crate::formats::Format;
 use OptionValue::*;
 
 /// The keys `parse` reads, in order, given `pairs`.
@@ -288,10 +289,13 @@ fn weights_and_length_estimator() {
         ),
     ])
     .unwrap();
-    match c.estimator {
-        Estimator::Classes(w) => assert_eq!(w.letter, 0.25),
-        other => panic!("{other:?}"),
-    }
+    let w = c.estimator.weights(Format::OpenAi).unwrap();
+    assert_eq!(w.letter, 0.25);
+    assert_eq!(
+        w.digit,
+        Weights::default().digit,
+        "the others stay the profile's"
+    );
     let c = Config::from_pairs(&[
         ("maxTokens", Number(100.0)),
         ("estimator", Text("length".into())),
@@ -304,4 +308,79 @@ fn weights_and_length_estimator() {
             chars_per_token: 3.0
         }
     );
+}
+
+#[test]
+fn tokenizer_profiles_by_name_auto_by_default() {
+    let parse = |name: Option<&str>| {
+        let mut pairs = vec![("maxTokens", Number(100.0))];
+        if let Some(n) = name {
+            pairs.push(("tokenizer", Text(n.into())));
+        }
+        Config::from_pairs(&pairs).map(|c| c.estimator)
+    };
+    let profile = |tokenizer| {
+        Estimator::Classes(Profile {
+            tokenizer,
+            ..Profile::default()
+        })
+    };
+    assert_eq!(parse(None).unwrap(), profile(None), "auto by default");
+    assert_eq!(parse(Some("auto")).unwrap(), profile(None));
+    for t in Tokenizer::ALL {
+        assert_eq!(parse(Some(t.name())).unwrap(), profile(Some(t)), "{t:?}");
+    }
+    assert_eq!(
+        parse(Some("gemma")).unwrap(),
+        profile(Some(Tokenizer::Gemma))
+    );
+    assert_eq!(
+        parse(Some("llama3")).unwrap(),
+        profile(Some(Tokenizer::Llama3))
+    );
+    // An unknown name lists the known ones.
+    let e = parse(Some("gemini")).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidConfig);
+    assert_eq!(e.field.as_deref(), Some("tokenizer"));
+    assert!(
+        e.message
+            .contains(r#"is not one of "auto", "o200k", "cl100k", "gemma", "llama3""#),
+        "{}",
+        e.message
+    );
+    // A misspelt option name finds `tokenizer`.
+    let e = Config::from_pairs(&[
+        ("maxTokens", Number(100.0)),
+        ("tokeniser", Text("gemma".into())),
+    ])
+    .unwrap_err();
+    assert!(
+        e.message.contains("did you mean tokenizer?"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn estimator_weights_apply_over_the_chosen_profile() {
+    let c = Config::from_pairs(&[
+        ("maxTokens", Number(100.0)),
+        (
+            "estimatorWeights",
+            Object(vec![("digit".into(), Number(2.0))]),
+        ),
+    ])
+    .unwrap();
+    for format in [Format::OpenAi, Format::Gemini] {
+        let w = c.estimator.weights(format).unwrap();
+        let fitted = Weights::fitted(Tokenizer::for_format(format));
+        assert_eq!(
+            w,
+            Weights {
+                digit: 2.0,
+                ..fitted
+            },
+            "{format:?}"
+        );
+    }
 }

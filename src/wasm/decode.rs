@@ -321,7 +321,7 @@ fn decode_with(
     let mut raw = reading.raw();
     // Counts from the caller's `countTokens` are the model's own: not calibrated.
     let counted = call.callbacks.count_tokens.is_function();
-    let est = Estimating::of(config, !counted && config.calibration != 1.0);
+    let est = Estimating::of(config, format, !counted && config.calibration != 1.0);
     // A history that grew: what the transcript of its first messages was, if it was kept.
     let base = memo
         .then(|| super::memo::base_transcript(reading.base_version(), config.calibration))
@@ -431,9 +431,12 @@ fn count_params(config: &Config) -> Vec<f64> {
     let mut p = vec![config.message_overhead, config.image_tokens];
     match config.estimator {
         Estimator::Length { chars_per_token } => p.extend([1.0, chars_per_token]),
-        Estimator::Classes(w) => {
+        // The profile as chosen (-1 for "auto") and the weights set over it: a reading is
+        // taken over only in the format it was read in, which settles the rest.
+        Estimator::Classes(profile) => {
             p.push(0.0);
-            p.extend(w.values());
+            p.push(profile.tokenizer.map_or(-1.0, |t| t as u8 as f64));
+            p.extend(profile.overrides.map(|w| w.unwrap_or(f64::NAN)));
         }
     }
     p

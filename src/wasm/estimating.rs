@@ -11,13 +11,15 @@ use wasm_bindgen::prelude::*;
 use super::js::Reading;
 use crate::config::Config;
 use crate::estimate::{self, Estimator, Scanner, Tally, Weights};
+use crate::formats::Format;
 use crate::strategies::truncate;
 use crate::structure::Structure;
 use crate::transcript::Transcript;
 
 /// What estimating a message takes from the config.
 pub struct Estimating {
-    pub estimator: Estimator,
+    /// The class weights for the messages' format; `None` in length mode.
+    pub weights: Option<Weights>,
     pub overhead: f64,
     pub image_tokens: f64,
     /// Applied to estimates (not to the caller's counts): 1 for none.
@@ -25,9 +27,9 @@ pub struct Estimating {
 }
 
 impl Estimating {
-    pub fn of(config: &Config, calibrate: bool) -> Estimating {
+    pub fn of(config: &Config, format: Format, calibrate: bool) -> Estimating {
         Estimating {
-            estimator: config.estimator,
+            weights: config.estimator.weights(format),
             overhead: config.message_overhead,
             image_tokens: config.image_tokens,
             calibration: if calibrate { config.calibration } else { 1.0 },
@@ -53,17 +55,17 @@ impl Estimating {
             let images = images.get(i).copied().unwrap_or(0);
             estimate::message_tokens(weight, images, self.overhead, self.image_tokens)
         };
-        match self.estimator {
+        match self.weights {
             // Length mode's weights are whole already (each message's lengths, summed as the
             // fields were read — payloads of plain data written out now — divided and rounded
             // once: `Reading.lengths`).
-            Estimator::Length { .. } => {
+            None => {
                 let weights = reading.lengths(indices);
                 for (&i, &weight) in indices.iter().zip(&weights) {
                     raw[i as usize] = count(i as usize, weight);
                 }
             }
-            Estimator::Classes(weights) => {
+            Some(weights) => {
                 let scanner = Scanner::new(&weights);
                 if reading.wide_texts() {
                     weigh_texts::<u16>(reading, indices, &scanner, |i, w| raw[i] = count(i, w));
@@ -77,21 +79,20 @@ impl Estimating {
     /// The numbers [`complete`] rebuilds this from ([`Estimating::from_params`]).
     fn params(&self) -> Vec<f64> {
         let mut p = vec![self.overhead, self.image_tokens, self.calibration];
-        match self.estimator {
-            Estimator::Classes(w) => p.extend(w.values()),
-            Estimator::Length { chars_per_token } => p.push(chars_per_token),
+        if let Some(w) = self.weights {
+            p.extend(w.values());
         }
         p
     }
 
     /// What [`Estimating::params`] wrote (None for anything else).
     fn from_params(p: &[f64]) -> Option<Estimating> {
-        let estimator = match p.get(3..)? {
-            &[chars_per_token] => Estimator::Length { chars_per_token },
-            w => Estimator::Classes(Weights::from_values(w.try_into().ok()?)),
+        let weights = match p.get(3..)? {
+            [] => None,
+            w => Some(Weights::from_values(w.try_into().ok()?)),
         };
         Some(Estimating {
-            estimator,
+            weights,
             overhead: p[0],
             image_tokens: p[1],
             calibration: p[2],

@@ -185,6 +185,7 @@ extern "C" {
     #[allow(clippy::too_many_arguments)]
     pub fn build_analysis(
         format: &str,
+        tokenizer: Option<&str>,
         role_names: &Array,
         protection_names: &Array,
         roles: &[u8],

@@ -446,11 +446,11 @@ pub fn calibrate(
 }
 
 /// Explains every message: role, tokens, group, round and why it is protected, with the
-/// totals and the detected format.
+/// totals, the detected format and the tokenizer profile that estimated it.
 ///
 /// ```javascript
 /// import { analyze } from "chat-history-reducer";
-/// const { messages, totalTokens, format } = analyze(history, { maxTokens: 8000 });
+/// const { messages, totalTokens, format, tokenizer } = analyze(history, { maxTokens: 8000 });
 /// ```
 #[wasm_bindgen(unchecked_return_type = "Analysis")]
 pub fn analyze(
@@ -486,6 +486,7 @@ pub fn analyze(
     ];
     Ok(build_analysis(
         a.format.name(),
+        a.tokenizer.map(|t| t.name()),
         &role_names,
         &protection_names,
         &roles,

@@ -162,6 +162,10 @@ export interface SummarizeRequest<M = Message> {
 
 export type Summarizer<M = Message> = (request: SummarizeRequest<M>) => Promise<string | { text: string; usage?: Usage }> | string | { text: string; usage?: Usage };
 
+/** A tokenizer family the built-in estimator has class weights fitted for: OpenAI's o200k
+ * (GPT-4o and later) and cl100k (GPT-4, GPT-3.5), Gemma's (for Gemini) and Llama 3's. */
+export type Tokenizer = "o200k" | "cl100k" | "gemma" | "llama3";
+
 /** Tokens per code point by character class, for `estimator: "classes"`. */
 export interface EstimatorWeights {
   letter?: number;
@@ -218,9 +222,12 @@ export interface ReduceConfig<M = Message> {
   countTokens?: (message: M, index: number) => number;
   /** Built-in estimator: `"classes"` (default) or `"length"`. */
   estimator?: "classes" | "length";
+  /** Weights over the profile's (`tokenizer`), by class. */
   estimatorWeights?: EstimatorWeights;
-  /** Class weights fitted for this tokenizer family. Default `"o200k"`. */
-  tokenizer?: "o200k" | "cl100k";
+  /** The class weights fitted for this tokenizer family. `"auto"` (default): by the detected
+   * format, `"gemma"` for `gemini`, `"o200k"` for the others (`analyze().tokenizer` shows it).
+   * Claude's tokenizer is not public: keep the default and calibrate (`recordUsage`, `calibrate()`). */
+  tokenizer?: "auto" | Tokenizer;
   /** A correction factor for built-in estimates, from `calibrate()` (0.5–2). */
   calibration?: number;
   /** `estimator: "length"`: characters per token. Default 4. */
@@ -367,6 +374,9 @@ export interface MessageAnalysis {
 
 export interface Analysis {
   format: Format;
+  /** The profile that estimated messages without a count (`tokenizer`, `"auto"` decided by
+   * `format`); absent with `estimator: "length"`. */
+  tokenizer?: Tokenizer;
   messages: MessageAnalysis[];
   totalTokens: number;
   totalMessages: number;

@@ -18,9 +18,10 @@ function plainArray(values) {
  * `analyze`'s result (`Analysis` in types.d.ts), built in one loop: per message its role
  * (a code of `roleNames`), tokens, group, round, protection (a code of `protectionNames`,
  * 0 for none) and marks (1: a summary, 2: a real user input); `totals` are totalTokens,
- * groups, rounds and shouldReduce (1 or 0).
+ * groups, rounds and shouldReduce (1 or 0). `tokenizer`: the estimator's profile, or
+ * undefined in length mode (then not a field).
  */
-export function buildAnalysis(format, roleNames, protectionNames, roles, tokens, groups, rounds, protections, marks, totals) {
+export function buildAnalysis(format, tokenizer, roleNames, protectionNames, roles, tokens, groups, rounds, protections, marks, totals) {
   const n = roles.length;
   const messages = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -30,10 +31,12 @@ export function buildAnalysis(format, roleNames, protectionNames, roles, tokens,
       ? { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: false, summary, realUser }
       : { index: i, role, tokens: tokens[i], group: groups[i], round: rounds[i], protected: true, protectedBy: protectionNames[p], summary, realUser };
   }
-  return {
+  const analysis = {
     format, messages, totalTokens: totals[0], totalMessages: n, groups: totals[1], rounds: totals[2],
     shouldReduce: totals[3] === 1,
   };
+  if (tokenizer !== undefined) analysis.tokenizer = tokenizer;
+  return analysis;
 }
 
 /** A core event. */
