@@ -446,9 +446,7 @@ impl Config {
                         ));
                     };
                     match value {
-                        OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => {
-                            *slot = Some(w)
-                        }
+                        OptionValue::Number(w) if (0.0..=MAX_WEIGHT).contains(&w) => *slot = w,
                         other => return Err(ReduceError::config(
                             "estimatorWeights",
                             cat(&[

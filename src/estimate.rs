@@ -145,20 +145,29 @@ impl Weights {
 
 /// The class weights of a config: a tokenizer profile's, with the caller's
 /// `estimatorWeights` over them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Profile {
     /// `None` for `tokenizer: "auto"`: the format's ([`Tokenizer::for_format`]).
     pub tokenizer: Option<Tokenizer>,
-    /// The weights the caller set, by class ([`Weights::NAMES`] order).
-    pub overrides: [Option<f64>; CLASSES],
+    /// The weights the caller set, by class ([`Weights::NAMES`] order); NaN for those not
+    /// set (a weight is a number from 0 to 1000).
+    pub overrides: [f64; CLASSES],
 }
 
 impl Default for Profile {
     fn default() -> Self {
         Profile {
             tokenizer: None,
-            overrides: [None; CLASSES],
+            overrides: [f64::NAN; CLASSES],
         }
+    }
+}
+
+/// (By bits: the NaN of a weight not set equals itself, so that a config equals its copy.)
+impl PartialEq for Profile {
+    fn eq(&self, other: &Profile) -> bool {
+        self.tokenizer == other.tokenizer
+            && self.overrides.map(f64::to_bits) == other.overrides.map(f64::to_bits)
     }
 }
 
@@ -173,7 +182,9 @@ impl Profile {
     pub fn weights(&self, format: Format) -> Weights {
         let mut values = Weights::fitted(self.tokenizer(format)).values();
         for (w, set) in values.iter_mut().zip(self.overrides) {
-            *w = set.unwrap_or(*w);
+            if !set.is_nan() {
+                *w = set;
+            }
         }
         Weights::from_values(values)
     }

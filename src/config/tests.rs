@@ -371,6 +371,20 @@ fn estimator_weights_apply_over_the_chosen_profile() {
         ),
     ])
     .unwrap();
+    // A config equals itself parsed again (the memo of reductions compares them), weights
+    // not set included.
+    let again = Config::from_pairs(&[
+        ("maxTokens", Number(100.0)),
+        (
+            "estimatorWeights",
+            Object(vec![("digit".into(), Number(2.0))]),
+        ),
+    ]);
+    assert_eq!(again.as_ref(), Ok(&c));
+    assert_ne!(
+        Config::from_pairs(&[("maxTokens", Number(100.0))]).as_ref(),
+        Ok(&c)
+    );
     for format in [Format::OpenAi, Format::Gemini] {
         let w = c.estimator.weights(format).unwrap();
         let fitted = Weights::fitted(Tokenizer::for_format(format));

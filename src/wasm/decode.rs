@@ -436,7 +436,7 @@ fn count_params(config: &Config) -> Vec<f64> {
         Estimator::Classes(profile) => {
             p.push(0.0);
             p.push(profile.tokenizer.map_or(-1.0, |t| t as u8 as f64));
-            p.extend(profile.overrides.map(|w| w.unwrap_or(f64::NAN)));
+            p.extend(profile.overrides);
         }
     }
     p
