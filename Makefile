@@ -33,7 +33,7 @@ bench: build
 	node bench/run.mjs
 	node bench/stateless.mjs
 
-# The token estimator against OpenAI's tokenizers (gpt-tokenizer) on a local corpus.
+# The token estimator's profiles against their tokenizers (OpenAI's, Gemma's, Llama 3's) on a local corpus.
 accuracy: build
 	node bench/accuracy/measure.mjs
 

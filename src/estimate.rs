@@ -951,6 +951,30 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_weights_are_the_profiles() {
+        // docs/options.md's table: a row per class, a column per profile in `Tokenizer::ALL` order.
+        let doc = include_str!("../docs/options.md");
+        for (k, name) in Weights::NAMES.iter().enumerate() {
+            let start = format!("| `{name}`");
+            let row = doc
+                .lines()
+                .map(str::trim_start)
+                .find(|l| l.starts_with(&start))
+                .expect(name);
+            let cells: Vec<f64> = row
+                .split('|')
+                .skip(2)
+                .filter_map(|c| c.trim().parse().ok())
+                .collect();
+            let fitted: Vec<f64> = Tokenizer::ALL
+                .iter()
+                .map(|&t| Weights::fitted(t).values()[k])
+                .collect();
+            assert_eq!(cells, fitted, "{name}");
+        }
+    }
+
+    #[test]
     fn weights_round_trip_through_their_values() {
         let w = Weights::fitted(Tokenizer::Cl100k);
         assert_eq!(Weights::from_values(w.values()), w);
