@@ -633,7 +633,8 @@ test("a truncation that leaves the oldest messages unestimated decides as one th
     if (rand() < 0.2) config.startOn = "any";
     if (rand() < 0.15) config.keepSystem = false;
     if (rand() < 0.2) config.calibration = 0.8 + rand();
-    if (rand() < 0.2) config.tokenizer = "cl100k";
+    const profile = rand();
+    if (profile < 0.2) config.tokenizer = profile < 0.07 ? "cl100k" : profile < 0.14 ? "gemma" : "llama3";
     if (rand() < 0.1) config.onOverBudget = "error";
     // Copies: estimateTokens above read (and keeps) every count of `history` itself.
     const mine = structuredClone(history), copy = structuredClone(history);
