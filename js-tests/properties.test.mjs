@@ -352,7 +352,7 @@ test("random ChatHistory edits: original is the array model of push / rewind / r
   const { rand, int } = seeded(2028);
   const formats = Object.keys(write);
   let checked = 0, undone = 0, kept = 0;
-  for (let k = 0; k < Math.max(36, CASES / 8); k++) {
+  for (let k = 0; k < Math.max(160, CASES / 4); k++) {
     const format = formats[k % formats.length];
     const strategy = ["truncate", "summarize", "progressive", "priority"][int(4)];
     const config = { strategy, maxTokens: 300 + int(1200), format };
@@ -380,7 +380,10 @@ test("random ChatHistory edits: original is the array model of push / rewind / r
         model = model.slice(0, i); from = from.slice(0, i);
         if (pending) assert.deepEqual(await pending, h.messages, `${where}: a stale prepare() resolves to the edited history`);
       } else if (r < 0.75 && model.length > 0) {
-        const i = int(model.length);
+        let i = int(model.length);
+        // Now and then the input that opens the history after a summary (SPEC §9.5).
+        const opening = h.messages.find((m) => !isSystem(m) && !isSummary(m));
+        if (rand() < 0.4 && h.messages.some(isSummary) && model.includes(opening)) i = model.indexOf(opening);
         // The group of message i, as analyze() reports it.
         const groups = analyze(model, { format, maxTokens: 1e9 }).messages.map((m) => m.group);
         const before = h.stats().undone;
@@ -415,6 +418,15 @@ test("random ChatHistory edits: original is the array model of push / rewind / r
       model.forEach((m, j) => { if (isSystem(m)) assert.ok(sent.includes(m), `${where}: system ${j}`); });
       const lastUser = model.findLast((m) => isRealUser(format, m));
       if (lastUser !== undefined) assert.ok(sent.includes(lastUser), `${where}: latest user input`);
+      // startOn "user": past the system messages and summaries, a message sent as it is
+      // that opens the rest is a real user input where one came before it (under the
+      // summary) — an edit that removed the input after a summary leaves no answer right
+      // after it.
+      const opening = sent.find((m) => !isSystem(m) && !isSummary(m));
+      const opened = model.indexOf(opening);
+      if (sent.some(isSummary) && opened >= 0 && model.slice(0, opened).some((m) => isRealUser(format, m))) {
+        assert.ok(isRealUser(format, opening), `${where}: ${JSON.stringify(opening).slice(0, 80)} opens the history after a summary`);
+      }
       // No orphans: the provider takes what is sent whenever it takes `original`.
       let valid = true;
       try { accepts[format](model); } catch { valid = false; }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of the built package, as its users meet it:
-#   page    the demo page (www/) in headless Chromium, driven by playwright-core
+#   page    the demo page (www/) in headless Chromium, driven by playwright-core: reducing
+#           (page.test.mjs), and its ChatHistory kept in localStorage across a reload and
+#           edited by clicking rewind / remove (page-history.test.mjs)
 #   worker  examples/worker under workerd: a Durable Object per conversation, a stub model
 #   agent   examples/cloudflare-agent under `wrangler dev`: an AIChatAgent (Cloudflare
 #           Agents) with the AI SDK middleware, offloads in its Durable Object storage, a
@@ -86,9 +88,10 @@ node_flags=()
 node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || node_flags+=(--experimental-websocket)
 
 layer() {
-  local name=$1 file=$2 log="$logs/$1.log" n f rc=0
-  printf '\n=== %s (%s)\n' "$name" "$file"
-  timeout 170 node "${node_flags[@]}" --test --test-reporter=spec "$file" >"$log" 2>&1 || rc=$?
+  local name=$1 log="$logs/$1.log" n f rc=0
+  shift
+  printf '\n=== %s (%s)\n' "$name" "$*"
+  timeout 170 node "${node_flags[@]}" --test --test-reporter=spec "$@" >"$log" 2>&1 || rc=$?
   cat "$log"
   n=$(grep -E '^ℹ pass ' "$log" | awk '{print $3}' | tail -1)
   f=$(grep -E '^ℹ fail ' "$log" | awk '{print $3}' | tail -1)
@@ -104,13 +107,13 @@ layer() {
 started=$SECONDS
 case "$what" in
   all)
-    layer page js-tests/e2e/page.test.mjs
+    layer page js-tests/e2e/page.test.mjs js-tests/e2e/page-history.test.mjs
     layer worker js-tests/e2e/worker.test.mjs
     layer agent js-tests/e2e/agent.test.mjs
     layer types js-tests/types/types.test.mjs
     layer vite js-tests/e2e/vite.test.mjs
     ;;
-  page) layer page js-tests/e2e/page.test.mjs ;;
+  page) layer page js-tests/e2e/page.test.mjs js-tests/e2e/page-history.test.mjs ;;
   worker) layer worker js-tests/e2e/worker.test.mjs ;;
   agent) layer agent js-tests/e2e/agent.test.mjs ;;
   types) layer types js-tests/types/types.test.mjs ;;
@@ -119,6 +122,6 @@ esac
 
 printf '\n=== e2e summary (package: %s, %ds)\n' "$(basename "$tarball")" $((SECONDS - started))
 printf '%s\n' "${summary[@]}"
-case "$what" in all | page) [ -f build/screenshots/demo.png ] && echo "screenshot: $root/build/screenshots/demo.png" ;; esac
+case "$what" in all | page) for shot in demo demo-editing; do [ -f "build/screenshots/$shot.png" ] && echo "screenshot: $root/build/screenshots/$shot.png"; done ;; esac
 printf 'e2e: %d passed, %d failed\n' "$passed" "$failed"
 [ "$failed" -eq 0 ]

@@ -1,15 +1,9 @@
 // The demo page: the real package (web target) loaded with `await init()`, no framework.
 import init, { reduce, reduceSync, shouldReduce, estimateTokens, analyze, ReduceError } from "./pkg/dist/chat_history_reducer.js";
 import { GENERATORS, preview } from "./generators.js";
-
-const $ = (id) => document.getElementById(id);
-const fmt = (n) => Number(n).toLocaleString("en-US");
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-};
+import { stubSummarizer } from "./summarizer.js";
+import { $, fmt, el, eventText } from "./view.js";
+import { setupChat } from "./chat.js";
 
 const STRATEGY_HINTS = {
   truncate: "Drops the oldest groups until every target is met; the history still starts on a user message.",
@@ -42,29 +36,7 @@ try {
 // ---- the summarizer stub ---------------------------------------------------------------
 
 /** Async like a model call: resolves after ~300 ms with a short deterministic summary. */
-async function stubSummarizer(request) {
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const lines = request.messages.map(preview);
-  const isResult = (m, line) => line.startsWith("←");
-  const questions = request.messages.filter((m, i) => m.role === "user" && !isResult(m, lines[i]));
-  const tools = [...new Set(lines.flatMap((l) => [...l.matchAll(/→ ([\w.-]+)\(/g)].map((x) => x[1])))];
-  const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-  const first = questions.length ? clip(preview(questions[0]), 60) : "";
-  const last = questions.length > 1 ? clip(preview(questions.at(-1)), 60) : "";
-  let text = `Earlier (${request.messages.length} messages): the user asked ${questions.length} question${questions.length === 1 ? "" : "s"}`;
-  if (first) text += `, starting with "${first}"`;
-  if (last) text += ` and ending with "${last}"`;
-  text += tools.length ? `; the assistant used ${tools.join(", ")} and answered each.` : "; the assistant answered each.";
-  if (request.previousSummary) text = `${clip(request.previousSummary.replace(/<\/?[\w-]+>/g, "").trim(), 160)} Then: ${text}`;
-  state.summarizerCalls.push({
-    kind: request.kind,
-    messages: request.messages.length,
-    targetTokens: request.targetTokens,
-    ms: Math.round(performance.now() - started),
-  });
-  return text;
-}
+const summarizer = stubSummarizer({ delayMs: 300, onCall: (call) => state.summarizerCalls.push(call) });
 
 // ---- reading the controls --------------------------------------------------------------
 
@@ -90,7 +62,7 @@ function plainConfig() {
 
 function config() {
   const c = plainConfig();
-  if (c.strategy === "summarize") c.summarizer = stubSummarizer;
+  if (c.strategy === "summarize") c.summarizer = summarizer;
   return c;
 }
 
@@ -348,10 +320,7 @@ function render() {
   $("messages").replaceChildren(...rows);
 
   // events and output
-  const events = r ? r.events.map((e) => {
-    const extra = Object.entries(e).filter(([k]) => !["type", "messages", "tokensBefore", "tokensAfter"].includes(k)).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`);
-    return el("li", null, `${e.type}: ${e.messages} messages, ${fmt(e.tokensBefore)} → ${fmt(e.tokensAfter)} tokens${extra.length ? ` (${extra.join(", ")})` : ""}`);
-  }) : [];
+  const events = r ? r.events.map((e) => el("li", null, eventText(e))) : [];
   for (const c of state.summarizerCalls) events.push(el("li", null, `summarizer call: kind ${c.kind}, ${c.messages} messages, targetTokens ${c.targetTokens}, answered in ${c.ms} ms`));
   if (r && !events.length) events.push(el("li", null, "no events: nothing was reduced"));
   $("events").replaceChildren(...events);
@@ -410,3 +379,4 @@ $("turns").addEventListener("change", () => {
 });
 
 generate("openai");
+setupChat({ conversation: () => state.messages, config: plainConfig, errorText });

@@ -9,7 +9,9 @@
 use std::ops::Range;
 
 use super::History;
+use crate::config::Config;
 use crate::error::{cat, show, ErrorCode, ReduceError};
+use crate::protect::starts_on_user_required;
 use crate::transcript::Transcript;
 
 /// The originals a working message stands for: sorted, disjoint, non-adjacent ranges of
@@ -136,24 +138,30 @@ impl History {
         &self.covers
     }
 
-    /// The messages of `original` in `removed` are gone (`rewind`, `remove`, `clear`): a
-    /// working message that covers none of them stays (with its count); one that covers
-    /// any is undone, and the originals it covered that remain and that no staying message
-    /// covers come back, uncounted, each before the first staying message that covers only
-    /// later ones. `latest` is the latest real user input that remains ([`latest_user`]):
-    /// every reduction kept it as it is, so a message that covers it with others is undone
-    /// too, and where a reduction dropped it, it comes back (SPEC §9.6: a rewind past the
-    /// later inputs makes it the latest again). Unless the edit only cuts the working
-    /// history's tail, what reductions dropped comes back as well. A `prepare()` under way
-    /// no longer applies;
-    /// the last prompt is no longer the working history's (`recordUsage` waits for the next
-    /// `prepare()`).
-    pub fn edit(&mut self, removed: Range<usize>, latest: Option<usize>) -> Edit {
+    /// The messages of `original` in `removed` are gone (`rewind`, `remove`, `clear`); the
+    /// messages are read as `original` (before the edit) and `working` (the working history)
+    /// are. A working message that covers none of them stays (with its count); one that
+    /// covers any is undone, and the originals it covered that remain and that no staying
+    /// message covers come back, uncounted, each before the first staying message that covers
+    /// only later ones. The latest real user input that remains: every reduction kept it as
+    /// it is, so a message that covers it with others is undone too, and where a reduction
+    /// dropped it, it comes back (SPEC §9.6: a rewind past the later inputs makes it the
+    /// latest again). Unless the edit only cuts the working history's tail, what reductions
+    /// dropped comes back as well. Where the history must open on a user input
+    /// ([`starts_on_user_required`]) and a summary was followed by one, a summary that the
+    /// edit would leave before anything else is undone (SPEC §9.5). A `prepare()` under way
+    /// no longer applies; the last prompt is no longer the working history's (`recordUsage`
+    /// waits for the next `prepare()`).
+    pub fn edit(
+        &mut self,
+        removed: Range<usize>,
+        original: &Transcript,
+        working: &Transcript,
+        config: &Config,
+    ) -> Edit {
         let end = removed.end.min(self.originals);
         let removed = removed.start.min(end) as u32..end as u32;
-        let latest = latest
-            .filter(|&j| j < self.originals && !removed.contains(&(j as u32)))
-            .map(|j| j as u32);
+        let latest = latest_user(original, &removed).filter(|&j| (j as usize) < self.originals);
         let mut stays: Vec<bool> = self
             .covers
             .iter()
@@ -165,80 +173,19 @@ impl History {
                 !c.is_empty() && !intersects(c, &removed) && !hides_latest
             })
             .collect();
-        // Covers over-approximate: a message written beside one that is undone may stand
-        // for some of the same originals, which come back; so it is undone too (a message of
-        // `original` itself, covering one, stays: that one does not come back).
-        loop {
-            let undone = union(
-                self.covers
-                    .iter()
-                    .zip(&stays)
-                    .filter(|(_, &s)| !s)
-                    .map(|(c, _)| c),
-            );
-            let mut more = false;
-            for ((c, s), &own) in self.covers.iter().zip(stays.iter_mut()).zip(&self.own) {
-                if *s && !own && c.iter().any(|r| intersects(&undone, r)) {
-                    *s = false;
-                    more = true;
-                }
+        let before: Vec<Entry> = (0..self.len() as u32).map(Entry::Kept).collect();
+        let opened_on_user = starts_on_user_required(original, config)
+            && self.opening(&before, original, working).1 == Some(true);
+        let entries = loop {
+            self.close(&mut stays);
+            let entries = self.entries(&stays, &removed, latest);
+            // A summary was followed by a user input and is now followed by what is not
+            // one (the removed input's answer): undone, its originals open the history.
+            match self.opening(&entries, original, working) {
+                (Some(summary), Some(false)) if opened_on_user => stays[summary] = false,
+                _ => break entries,
             }
-            if !more {
-                break;
-            }
-        }
-        // The originals that come back: covered by an undone message, neither removed nor
-        // covered by one that stays.
-        let mut back = vec![false; self.originals];
-        for (c, _) in self.covers.iter().zip(&stays).filter(|(_, &s)| !s) {
-            for j in c.iter().flat_map(|r| r.clone()) {
-                back[j as usize] = !removed.contains(&j);
-            }
-        }
-        for (c, _) in self.covers.iter().zip(&stays).filter(|(_, &s)| s) {
-            for j in c.iter().flat_map(|r| r.clone()) {
-                back[j as usize] = false;
-            }
-        }
-        if let Some(j) = latest {
-            back[j as usize] = true;
-        }
-        // What the reductions dropped was decided with the messages kept after it: unless
-        // the edit only cut the working history's tail (regenerate, a rewind of the latest
-        // messages), it all comes back (SPEC §9.5: a history that a removal left starting on
-        // an answer; the next `prepare()` drops again what it must).
-        let first_gone = stays.iter().position(|&s| !s).unwrap_or(stays.len());
-        let tail =
-            stays[first_gone..].iter().all(|&s| !s) && self.own[first_gone..].iter().all(|&o| o);
-        if !tail {
-            let mut dropped = vec![true; self.originals];
-            for j in self.covers.iter().flatten().flat_map(|r| r.clone()) {
-                dropped[j as usize] = false;
-            }
-            for (j, d) in dropped.into_iter().enumerate() {
-                back[j] |= d && !removed.contains(&(j as u32));
-            }
-        }
-        for (c, _) in self.covers.iter().zip(&stays).filter(|(_, &s)| s) {
-            for j in c.iter().flat_map(|r| r.clone()) {
-                back[j as usize] = false;
-            }
-        }
-        let mut restored = (0..self.originals as u32)
-            .filter(|&j| back[j as usize])
-            .peekable();
-        let mut entries = Vec::new();
-        for (i, c) in self.covers.iter().enumerate() {
-            if !stays[i] {
-                continue;
-            }
-            let first = c.first().map_or(u32::MAX, |r| r.start);
-            while let Some(j) = restored.next_if(|&j| j < first) {
-                entries.push(Entry::Restored(j));
-            }
-            entries.push(Entry::Kept(i as u32));
-        }
-        entries.extend(restored.map(Entry::Restored));
+        };
         let edit = Edit {
             removed: removed.len(),
             // (A message whose originals are all removed is removed, not undone.)
@@ -288,6 +235,114 @@ impl History {
         self.stats.undone = self.stats.undone.saturating_add(edit.undone as u32);
         edit
     }
+
+    /// Covers over-approximate: a message written beside one that is undone may stand for
+    /// some of the same originals, which come back; so it is undone too (a message of
+    /// `original` itself, covering one, stays: that one does not come back).
+    fn close(&self, stays: &mut [bool]) {
+        loop {
+            let undone = union(
+                self.covers
+                    .iter()
+                    .zip(stays.iter())
+                    .filter(|(_, &s)| !s)
+                    .map(|(c, _)| c),
+            );
+            let mut more = false;
+            for ((c, s), &own) in self.covers.iter().zip(stays.iter_mut()).zip(&self.own) {
+                if *s && !own && c.iter().any(|r| intersects(&undone, r)) {
+                    *s = false;
+                    more = true;
+                }
+            }
+            if !more {
+                return;
+            }
+        }
+    }
+
+    /// The working history once the messages that do not `stay` are gone: those that stay,
+    /// and in their place the originals that come back.
+    fn entries(&self, stays: &[bool], removed: &Range<u32>, latest: Option<u32>) -> Vec<Entry> {
+        // The originals that come back: covered by an undone message, neither removed nor
+        // covered by one that stays.
+        let mut back = vec![false; self.originals];
+        for (c, _) in self.covers.iter().zip(stays).filter(|(_, &s)| !s) {
+            for j in c.iter().flat_map(|r| r.clone()) {
+                back[j as usize] = !removed.contains(&j);
+            }
+        }
+        if let Some(j) = latest {
+            back[j as usize] = true;
+        }
+        // What the reductions dropped was decided with the messages kept after it: unless
+        // the edit only cut the working history's tail (regenerate, a rewind of the latest
+        // messages), it all comes back (SPEC §9.5: a history that a removal left starting on
+        // an answer; the next `prepare()` drops again what it must).
+        let first_gone = stays.iter().position(|&s| !s).unwrap_or(stays.len());
+        let tail =
+            stays[first_gone..].iter().all(|&s| !s) && self.own[first_gone..].iter().all(|&o| o);
+        if !tail {
+            let mut dropped = vec![true; self.originals];
+            for j in self.covers.iter().flatten().flat_map(|r| r.clone()) {
+                dropped[j as usize] = false;
+            }
+            for (j, d) in dropped.into_iter().enumerate() {
+                back[j] |= d && !removed.contains(&(j as u32));
+            }
+        }
+        for (c, _) in self.covers.iter().zip(stays).filter(|(_, &s)| s) {
+            for j in c.iter().flat_map(|r| r.clone()) {
+                back[j as usize] = false;
+            }
+        }
+        let mut restored = (0..self.originals as u32)
+            .filter(|&j| back[j as usize])
+            .peekable();
+        let mut entries = Vec::new();
+        for (i, c) in self.covers.iter().enumerate() {
+            if !stays[i] {
+                continue;
+            }
+            let first = c.first().map_or(u32::MAX, |r| r.start);
+            while let Some(j) = restored.next_if(|&j| j < first) {
+                entries.push(Entry::Restored(j));
+            }
+            entries.push(Entry::Kept(i as u32));
+        }
+        entries.extend(restored.map(Entry::Restored));
+        entries
+    }
+
+    /// How `entries` open, past the system messages and summaries (SPEC §9.5): the last
+    /// summary a reduction wrote among them (its index in the working history), and whether
+    /// the message after them is a real user input (none when there is none).
+    fn opening(
+        &self,
+        entries: &[Entry],
+        original: &Transcript,
+        working: &Transcript,
+    ) -> (Option<usize>, Option<bool>) {
+        let mut summary = None;
+        for e in entries {
+            let (m, written) = match *e {
+                Entry::Kept(i) => (
+                    working.messages.get(i as usize),
+                    !self.own.get(i as usize).copied().unwrap_or(true),
+                ),
+                Entry::Restored(j) => (original.messages.get(j as usize), false),
+            };
+            let Some(m) = m else { continue };
+            if m.is_summary() {
+                if let (Entry::Kept(i), true) = (*e, written) {
+                    summary = Some(i as usize);
+                }
+            } else if !m.is_system() {
+                return (summary, Some(m.is_real_user()));
+            }
+        }
+        (summary, None)
+    }
 }
 
 /// The index into `original` (of `originals` messages) that `rewind` / `remove` (`by`) was
@@ -322,11 +377,11 @@ pub fn edit_index(by: &str, index: Option<f64>, originals: usize) -> Result<usiz
 
 /// The latest real user input of `t` (`original`) outside `removed`, which
 /// [`History::edit`] keeps in the working history.
-pub fn latest_user(t: &Transcript, removed: &Range<usize>) -> Option<usize> {
+fn latest_user(t: &Transcript, removed: &Range<u32>) -> Option<u32> {
     t.messages
         .iter()
         .enumerate()
         .rev()
-        .find(|(j, m)| !removed.contains(j) && m.is_real_user())
-        .map(|(j, _)| j)
+        .find(|(j, m)| !removed.contains(&(*j as u32)) && m.is_real_user())
+        .map(|(j, _)| j as u32)
 }

@@ -282,6 +282,50 @@ fn covered(h: &History) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// Messages of the roles `roles` (system, user, assistant, tool: `s`, `u`, `a`, `t`).
+fn roles(roles: &str) -> crate::Transcript {
+    let mut t = crate::Transcript::new(crate::Format::OpenAi);
+    for c in roles.chars() {
+        let role = match c {
+            's' => crate::Role::System,
+            'u' => crate::Role::User,
+            'a' => crate::Role::Assistant,
+            _ => crate::Role::Tool,
+        };
+        t.push(crate::MessageInfo::new(role, 10.0));
+    }
+    t
+}
+
+/// `h.edit` of `removed`, its originals of the roles `original` (as [`roles`]), its working
+/// messages read as such: one of `original` as that one, one a reduction wrote as a summary.
+fn edit_with(
+    h: &mut History,
+    removed: std::ops::Range<usize>,
+    original: &str,
+    config: &crate::Config,
+) -> Edit {
+    let original = roles(original);
+    assert_eq!(original.len(), h.originals());
+    let mut working = crate::Transcript::new(crate::Format::OpenAi);
+    for (c, &own) in h.covers.iter().zip(&h.own) {
+        let at = c.first().map(|r| r.start as usize);
+        working.push(match at.and_then(|j| original.messages.get(j)) {
+            Some(&m) if own => m,
+            _ => crate::MessageInfo {
+                role: crate::Role::User,
+                flags: crate::flags::SUMMARY,
+                tokens: 10.0,
+            },
+        });
+    }
+    h.edit(removed, &original, &working, config)
+}
+
+fn edit(h: &mut History, removed: std::ops::Range<usize>, original: &str) -> Edit {
+    edit_with(h, removed, original, &crate::Config::default())
+}
+
 /// A history of 6 originals (0 system, 1–4 older turns, 5 the latest) whose messages 1–3
 /// a summary replaced, with message 4 dropped, a count on 5.
 fn summarized() -> History {
@@ -322,7 +366,7 @@ fn an_edit_after_what_a_summary_covers_keeps_it() {
     let mut h = summarized();
     h.push(2, 1, Reply::None); // originals 6, 7
     let p = h.prepare();
-    let e = h.edit(6..8, None); // rewind(6)
+    let e = edit(&mut h, 6..8, "suauauua"); // rewind(6)
     assert_eq!(
         e,
         Edit {
@@ -346,7 +390,7 @@ fn an_edit_after_what_a_summary_covers_keeps_it() {
 #[test]
 fn an_edit_of_a_covered_message_undoes_the_summary_and_brings_back_the_rest() {
     let mut h = summarized();
-    let e = h.edit(2..3, None); // remove(2)
+    let e = edit(&mut h, 2..3, "suauau"); // remove(2)
     assert_eq!(
         e.entries,
         vec![
@@ -371,13 +415,13 @@ fn an_edit_of_a_covered_message_undoes_the_summary_and_brings_back_the_rest() {
 #[test]
 fn a_rewind_into_a_summary_and_a_clear_leave_only_what_remains() {
     let mut h = summarized();
-    let e = h.edit(3..6, None); // rewind(3)
+    let e = edit(&mut h, 3..6, "suauau"); // rewind(3)
     assert_eq!(
         e.entries,
         vec![Entry::Kept(0), Entry::Restored(1), Entry::Restored(2)]
     );
     assert_eq!(covered(&h), vec![vec![0], vec![1], vec![2]]);
-    let e = h.edit(0..3, None); // clear()
+    let e = edit(&mut h, 0..3, "sua"); // clear()
     assert_eq!(
         (e.entries.len(), e.removed, h.len(), h.originals()),
         (0, 3, 0, 0)
@@ -405,7 +449,7 @@ fn covers_survive_a_state_and_a_state_without_them_undoes_on_any_edit() {
         let mut s = state.clone();
         s.covers = bad;
         let mut back = History::restore(&s, 3, 6, 1);
-        let e = back.edit(5..6, None);
+        let e = edit(&mut back, 5..6, "suauau");
         assert_eq!(
             e.entries,
             (0..5).map(Entry::Restored).collect::<Vec<_>>(),
@@ -420,7 +464,7 @@ fn the_latest_user_input_that_remains_is_in_the_working_history_as_itself() {
     // Originals 1–4 under one summary, 4 dropped; rewinding 5 (the latest input) makes 3
     // the latest: the summary that covers it is undone, and a dropped latest comes back.
     let mut h = summarized();
-    let e = h.edit(5..6, Some(3));
+    let e = edit(&mut h, 5..6, "suauau");
     assert_eq!(
         e.entries,
         vec![
@@ -433,7 +477,7 @@ fn the_latest_user_input_that_remains_is_in_the_working_history_as_itself() {
     );
     let mut h = summarized();
     h.push(1, 1, Reply::None); // original 6
-    let e = h.edit(5..6, Some(4));
+    let e = edit(&mut h, 5..6, "suauuua");
     // (4, dropped, comes back; the summary does not cover it and stays.)
     assert_eq!(
         e.entries,
@@ -448,7 +492,7 @@ fn the_latest_user_input_that_remains_is_in_the_working_history_as_itself() {
     // A latest input the working history holds as itself changes nothing.
     let mut h = summarized();
     h.push(1, 1, Reply::None);
-    let e = h.edit(6..7, Some(5));
+    let e = edit(&mut h, 6..7, "suauaua");
     assert_eq!(
         e.entries,
         vec![Entry::Kept(0), Entry::Kept(1), Entry::Kept(2)]
@@ -465,14 +509,17 @@ fn a_summary_of_one_message_is_not_that_message() {
     r.fate[0] = Fate::Summarized;
     h.prepared(p, 1, &r, 10.0);
     assert_eq!(covered(&h), vec![vec![0], vec![1]]);
-    let e = h.edit(1..2, Some(0));
+    let e = edit(&mut h, 1..2, "uu");
     assert_eq!(e.entries, vec![Entry::Restored(0)]);
     assert_eq!(e.undone, 1);
     // Written and own messages survive a state apart.
     let mut h = History::new(2, 1);
     h.prepared(h.prepare(), 1, &r, 10.0);
     let mut back = History::restore(&h.save((), (), (), ()), 2, 2, 1);
-    assert_eq!(back.edit(1..2, Some(0)).entries, vec![Entry::Restored(0)]);
+    assert_eq!(
+        edit(&mut back, 1..2, "uu").entries,
+        vec![Entry::Restored(0)]
+    );
 }
 
 #[test]
@@ -489,12 +536,12 @@ fn what_a_reduction_dropped_comes_back_unless_only_the_tail_is_cut() {
     // Regenerate: the tail goes, the drops stay dropped.
     let mut h = truncated();
     assert_eq!(
-        h.edit(6..7, Some(4)).entries,
+        edit(&mut h, 6..7, "uauauau").entries,
         vec![Entry::Kept(0), Entry::Kept(1)]
     );
     // A removal inside: the drops come back (the history may have started on message 4).
     let mut h = truncated();
-    let e = h.edit(4..5, None);
+    let e = edit(&mut h, 4..5, "uauauau");
     assert_eq!(
         e.entries,
         vec![
@@ -507,4 +554,82 @@ fn what_a_reduction_dropped_comes_back_unless_only_the_tail_is_cut() {
         ]
     );
     assert_eq!((e.undone, e.restored), (0, 4));
+}
+
+#[test]
+fn a_removal_of_the_input_after_a_kept_summary_does_not_leave_an_answer_after_it() {
+    // Originals 0 system, 1–4 two turns under a summary, 5 user, 6 assistant, 7 user,
+    // 8 assistant; remove(5) would leave the summary followed by the answer 6 (SPEC §9.5).
+    let mut h = History::new(9, 1);
+    let p = h.prepare();
+    let mut output = vec![Slot::Input(0), Slot::New(0)];
+    output.extend((5..9).map(Slot::Input));
+    let mut r = reduction(9, output, 90.0, 50.0);
+    r.fate[1..5].fill(Fate::Summarized);
+    h.prepared(p, 1, &r, 90.0);
+    let e = edit(&mut h, 5..6, "suauauaua");
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Kept(0),
+            Entry::Restored(1),
+            Entry::Restored(2),
+            Entry::Restored(3),
+            Entry::Restored(4),
+            Entry::Kept(3),
+            Entry::Kept(4),
+            Entry::Kept(5)
+        ]
+    );
+    assert_eq!((e.undone, e.restored), (1, 4));
+}
+
+#[test]
+fn only_the_summary_that_the_removed_input_followed_is_undone_and_only_if_user_first() {
+    // Originals as above; a first summary of 1–2, then a layered one of 3–4 after it.
+    let layered = || {
+        let mut h = History::new(9, 1);
+        let p = h.prepare();
+        let mut output = vec![Slot::Input(0), Slot::New(0)];
+        output.extend((3..9).map(Slot::Input));
+        let mut r = reduction(9, output, 90.0, 70.0);
+        r.fate[1..3].fill(Fate::Summarized);
+        h.prepared(p, 1, &r, 90.0);
+        let p = h.prepare();
+        let mut output = vec![Slot::Input(0), Slot::Input(1), Slot::New(0)];
+        output.extend((4..8).map(Slot::Input));
+        let mut r = reduction(8, output, 70.0, 50.0);
+        r.fate[2..4].fill(Fate::Summarized);
+        h.prepared(p, 1, &r, 70.0);
+        assert_eq!(covered(&h)[..3], [vec![0], vec![1, 2], vec![3, 4]]);
+        h
+    };
+    let mut h = layered();
+    let e = edit(&mut h, 5..6, "suauauaua");
+    assert_eq!(
+        e.entries,
+        vec![
+            Entry::Kept(0),
+            Entry::Kept(1),
+            Entry::Restored(3),
+            Entry::Restored(4),
+            Entry::Kept(4),
+            Entry::Kept(5),
+            Entry::Kept(6)
+        ]
+    );
+    assert_eq!((e.undone, e.restored), (1, 2));
+    // With `startOn: "any"` the history may open on an answer: both summaries stay.
+    let mut h = layered();
+    let any = crate::Config {
+        start_on: crate::config::StartOn::Any,
+        ..crate::Config::default()
+    };
+    let e = edit_with(&mut h, 5..6, "suauauaua", &any);
+    assert_eq!(e.undone, 0);
+    assert_eq!(e.entries.len(), 6);
+    // A history that opened on an answer after its summary before the edit is left so.
+    let mut h = layered();
+    let e = edit(&mut h, 5..6, "suauaaaua");
+    assert_eq!((e.undone, e.entries.len()), (0, 6));
 }

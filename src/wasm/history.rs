@@ -15,7 +15,7 @@ use super::decode::{decode_config, decode_messages, set};
 use super::js::{self as boundary, ReduceResult};
 use super::reduce_value;
 use crate::formats::FormatChoice;
-use crate::history::edit::{edit_index, latest_user};
+use crate::history::edit::edit_index;
 use crate::history::{Entry, History, Reply, SavedStats, State, VERSION};
 use crate::structure::Structure;
 
@@ -109,13 +109,16 @@ impl ChatHistory {
             (s.config.clone(), s.messages.clone(), s.original.clone())
         };
         let call = decode_config(&config, true)?;
-        let tokens_before = decode_messages(&before, &call)?.0.total_tokens();
-        let latest = latest_user(&decode_messages(&original, &call)?.0, &removed);
+        let working = decode_messages(&before, &call)?.0;
+        let tokens_before = working.total_tokens();
+        let original = decode_messages(&original, &call)?.0;
         let after = {
             let mut held = self.state.borrow_mut();
             let s = &mut *held;
             let gone = s.original.slice(removed.start as u32, removed.end as u32);
-            let e = s.history.edit(removed.clone(), latest);
+            let e = s
+                .history
+                .edit(removed.clone(), &original, &working, &call.config);
             let messages: Array = e
                 .entries
                 .iter()
