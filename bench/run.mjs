@@ -27,7 +27,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true";
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const SHARE = 0.25; // trim to 25% of the conversation's estimated tokens
-const SIZE_TARGET = 60_000; // the .wasm, gzip -9
+const SIZE_TARGET = 81_000; // the .wasm, gzip -9 (restated in docs/performance.md: was 60,000)
 
 const P = QUICK
   ? {
@@ -305,29 +305,31 @@ async function benchSize(n) {
   const chat = new chr.ChatHistory({ maxTokens: 8 * tokensDefault }, chatStart);
   await chat.prepare();
   const same = (x) => () => x;
-  // Three teams, each in interleaved rounds of its own with the plain loop beside it: at
-  // 100,000 messages the readings the package keeps for the next call (120,000 messages in
-  // all: src/wasm/memo.rs) do not hold two histories of the same objects, as an app's one
-  // history is held; interleaved, each "same objects" contender found its reading gone.
+  // Four teams, each in interleaved rounds of its own with the plain loop beside it: the
+  // readings the package keeps for the next call (120,000 messages in all: src/wasm/memo.rs)
+  // do not hold two 100,000-message histories, and a call on new objects evicts the reading
+  // of the same objects, as in no app that reduces its one history. Interleaved, each "same
+  // objects" contender found its reading gone at 100,000 messages.
   const plainLoop = (key) => ({ key, label: "plain JS loop (length/4)", input: same(conv), run: (x) => plainTrim(x, budgetLength) });
   const contenders = [
     { team: 0, key: "ours", label: "reduceSync default, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgDefault) },
-    { team: 0, key: "oursCached", label: "reduceSync default, same objects", input: same(sameDefault), run: (x) => chr.reduceSync(x, cfgDefault) },
+    { team: 0, key: "oursLength", label: "reduceSync length/4, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgLength) },
     { team: 0, key: "langchain", label: "LangChain trimMessages (text/4)", async: true, input: same(lc), run: (x) => trimMessages(x, lcOptions), skip: lcSkip },
     { team: 0, key: "aiSdk", label: "AI SDK pruneMessages (no budget)", input: same(model), run: (x) => pruneMessages({ messages: x, ...PRUNE }) },
     { team: 0, ...plainLoop("plain") },
     { team: 0, key: "checked", label: "plain loop + check all, new objects", input: copy, run: (x) => checkedTrim(x, budgetLength) },
     // What an edge worker pays to read the request before any reducer runs.
     { team: 0, key: "parse", label: "JSON.parse of the request body", input: same(body), run: (x) => JSON.parse(x) },
-    { team: 1, key: "oursLength", label: "reduceSync length/4, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgLength) },
-    { team: 1, key: "oursLengthCached", label: "reduceSync length/4, same objects", input: same(sameLength), run: (x) => chr.reduceSync(x, cfgLength) },
-    { team: 1, ...plainLoop("plainLength") },
-    { team: 2, key: "history", label: "ChatHistory push(1) + prepare()", async: true, input: pushed, run: (m) => { chat.push(m); return chat.prepare(); } },
-    { team: 2, ...plainLoop("plainHistory") },
+    { team: 1, key: "oursCached", label: "reduceSync default, same objects", input: same(sameDefault), run: (x) => chr.reduceSync(x, cfgDefault) },
+    { team: 1, ...plainLoop("plainCached") },
+    { team: 2, key: "oursLengthCached", label: "reduceSync length/4, same objects", input: same(sameLength), run: (x) => chr.reduceSync(x, cfgLength) },
+    { team: 2, ...plainLoop("plainLength") },
+    { team: 3, key: "history", label: "ChatHistory push(1) + prepare()", async: true, input: pushed, run: (m) => { chat.push(m); return chat.prepare(); } },
+    { team: 3, ...plainLoop("plainHistory") },
   ];
   const by = Object.fromEntries(contenders.map((c) => [c.key, c]));
   const rounds = P.rounds[n] ?? 5;
-  for (const team of [0, 1, 2]) {
+  for (const team of [0, 1, 2, 3]) {
     const members = contenders.filter((c) => c.team === team);
     for (const c of members) {
       c.samples = [];
@@ -408,7 +410,7 @@ async function benchSize(n) {
     oursCachedVsLangchain: m("oursCached") / m("langchain"),
     oursLengthVsLangchain: m("oursLength") / m("langchain"),
     oursLengthCachedVsLangchain: m("oursLengthCached") / m("langchain"),
-    oursLengthVsPlain: m("oursLength") / m("plainLength"),
+    oursLengthVsPlain: m("oursLength") / m("plain"),
     oursLengthCachedVsPlain: m("oursLengthCached") / m("plainLength"),
     oursVsPlain: m("ours") / m("plain"),
     oursLengthVsChecked: m("oursLength") / m("checked"),
@@ -416,7 +418,7 @@ async function benchSize(n) {
     oursLengthVsAiSdk: m("oursLength") / m("aiSdk"),
     oursVsAiSdk: m("ours") / m("aiSdk"),
     oursVsParse: m("ours") / m("parse"),
-    oursCachedVsPlain: m("oursCached") / m("plain"),
+    oursCachedVsPlain: m("oursCached") / m("plainCached"),
     historyVsPlain: m("history") / m("plainHistory"),
   };
   const took = ((now() - t0) / 1000).toFixed(1);
@@ -753,7 +755,7 @@ function targets(results, turns, summary, mem, startup) {
     `${ratio(r.ratios.oursVsParse)} (${per(r, "ours", "parse")})`, r.ratios.oursVsParse <= bound));
   sizes([[10_000, 2], [100_000, 3]], (r, n, bound) => add(29,
     `2. ${int(n)} msgs: reduceSync (default, the same objects again) ≤ ${bound}× the plain loop`,
-    `${ratio(r.ratios.oursCachedVsPlain)} (${per(r, "oursCached", "plain")})`, r.ratios.oursCachedVsPlain <= bound));
+    `${ratio(r.ratios.oursCachedVsPlain)} (${per(r, "oursCached", "plainCached")})`, r.ratios.oursCachedVsPlain <= bound));
   sizes([[10_000, 1], [100_000, 1]], (r, n, bound) => add(29,
     `3. ${int(n)} msgs: ChatHistory push + prepare() ≤ ${bound}× the plain loop`,
     `${ratio(r.ratios.historyVsPlain)} (${per(r, "history", "plainHistory")})`, r.ratios.historyVsPlain <= bound));
