@@ -27,6 +27,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true";
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const SHARE = 0.25; // trim to 25% of the conversation's estimated tokens
+const SIZE_TARGET = 81_000; // the .wasm, gzip -9 (restated in docs/performance.md: was 60,000)
 
 const P = QUICK
   ? {
@@ -294,38 +295,62 @@ async function benchSize(n) {
   // has its own objects, so the two estimators do not evict each other's counts.
   const copy = () => conv.map((m) => ({ ...m }));
   const sameDefault = copy(), sameLength = copy();
+  // The body of the request that brought the messages (JSON.parse is timed on it).
+  const body = JSON.stringify({ model: "gpt-4.1", messages: conv });
+  // A chat's history of n messages that a trigger does not fire on (maxTokens far above it,
+  // so it stays n messages long; whole groups of the same generator, so about n): one new
+  // message pushed, then prepare(), per call. (Its first prepare() read them all; the
+  // messages pushed are the conversation's next ones, new objects.)
+  const { history: chatStart, next: pushed } = historyAndContinuation(n, SEED);
+  const chat = new chr.ChatHistory({ maxTokens: 8 * tokensDefault }, chatStart);
+  await chat.prepare();
   const same = (x) => () => x;
+  // Four teams, each in interleaved rounds of its own with the plain loop beside it: the
+  // readings the package keeps for the next call (120,000 messages in all: src/wasm/memo.rs)
+  // do not hold two 100,000-message histories, and a call on new objects evicts the reading
+  // of the same objects, as in no app that reduces its one history. Interleaved, each "same
+  // objects" contender found its reading gone at 100,000 messages.
+  const plainLoop = (key) => ({ key, label: "plain JS loop (length/4)", input: same(conv), run: (x) => plainTrim(x, budgetLength) });
   const contenders = [
-    { key: "ours", label: "reduceSync default, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgDefault) },
-    { key: "oursLength", label: "reduceSync length/4, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgLength) },
-    { key: "oursCached", label: "reduceSync default, same objects", input: same(sameDefault), run: (x) => chr.reduceSync(x, cfgDefault) },
-    { key: "oursLengthCached", label: "reduceSync length/4, same objects", input: same(sameLength), run: (x) => chr.reduceSync(x, cfgLength) },
-    { key: "langchain", label: "LangChain trimMessages (text/4)", async: true, input: same(lc), run: (x) => trimMessages(x, lcOptions), skip: lcSkip },
-    { key: "aiSdk", label: "AI SDK pruneMessages (no budget)", input: same(model), run: (x) => pruneMessages({ messages: x, ...PRUNE }) },
-    { key: "plain", label: "plain JS loop (length/4)", input: same(conv), run: (x) => plainTrim(x, budgetLength) },
-    { key: "checked", label: "plain loop + check all, new objects", input: copy, run: (x) => checkedTrim(x, budgetLength) },
+    { team: 0, key: "ours", label: "reduceSync default, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgDefault) },
+    { team: 0, key: "oursLength", label: "reduceSync length/4, new objects", input: copy, run: (x) => chr.reduceSync(x, cfgLength) },
+    { team: 0, key: "langchain", label: "LangChain trimMessages (text/4)", async: true, input: same(lc), run: (x) => trimMessages(x, lcOptions), skip: lcSkip },
+    { team: 0, key: "aiSdk", label: "AI SDK pruneMessages (no budget)", input: same(model), run: (x) => pruneMessages({ messages: x, ...PRUNE }) },
+    { team: 0, ...plainLoop("plain") },
+    { team: 0, key: "checked", label: "plain loop + check all, new objects", input: copy, run: (x) => checkedTrim(x, budgetLength) },
+    // What an edge worker pays to read the request before any reducer runs.
+    { team: 0, key: "parse", label: "JSON.parse of the request body", input: same(body), run: (x) => JSON.parse(x) },
+    { team: 1, key: "oursCached", label: "reduceSync default, same objects", input: same(sameDefault), run: (x) => chr.reduceSync(x, cfgDefault) },
+    { team: 1, ...plainLoop("plainCached") },
+    { team: 2, key: "oursLengthCached", label: "reduceSync length/4, same objects", input: same(sameLength), run: (x) => chr.reduceSync(x, cfgLength) },
+    { team: 2, ...plainLoop("plainLength") },
+    { team: 3, key: "history", label: "ChatHistory push(1) + prepare()", async: true, input: pushed, run: (m) => { chat.push(m); return chat.prepare(); } },
+    { team: 3, ...plainLoop("plainHistory") },
   ];
   const by = Object.fromEntries(contenders.map((c) => [c.key, c]));
   const rounds = P.rounds[n] ?? 5;
-  for (const c of contenders) {
-    c.samples = [];
-    c.rounds = rounds;
-    if (c.skip) continue;
-    await calibrate(c);
-    if (c.key === "langchain") {
-      // Bounded: as many rounds as fit its time budget (at least the one measured above).
-      c.rounds = Math.max(1, Math.min(rounds, Math.floor(P.langchainBudgetMs / (c.estimate * c.perSample))));
-      if (c.rounds === 1 && c.first > P.langchainBudgetMs / 2) {
-        c.samples.push(c.first); // the measured call is the only sample
-        c.rounds = 0;
+  for (const team of [0, 1, 2, 3]) {
+    const members = contenders.filter((c) => c.team === team);
+    for (const c of members) {
+      c.samples = [];
+      c.rounds = rounds;
+      if (c.skip) continue;
+      await calibrate(c);
+      if (c.key === "langchain") {
+        // Bounded: as many rounds as fit its time budget (at least the one measured above).
+        c.rounds = Math.max(1, Math.min(rounds, Math.floor(P.langchainBudgetMs / (c.estimate * c.perSample))));
+        if (c.rounds === 1 && c.first > P.langchainBudgetMs / 2) {
+          c.samples.push(c.first); // the measured call is the only sample
+          c.rounds = 0;
+        }
       }
     }
-  }
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const c = contenders[(r + k) % contenders.length];
-      if (c.skip || c.samples.length >= c.rounds) continue;
-      await sample(c);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < members.length; k++) {
+        const c = members[(r + k) % members.length];
+        if (c.skip || c.samples.length >= c.rounds) continue;
+        await sample(c);
+      }
     }
   }
 
@@ -386,12 +411,15 @@ async function benchSize(n) {
     oursLengthVsLangchain: m("oursLength") / m("langchain"),
     oursLengthCachedVsLangchain: m("oursLengthCached") / m("langchain"),
     oursLengthVsPlain: m("oursLength") / m("plain"),
-    oursLengthCachedVsPlain: m("oursLengthCached") / m("plain"),
+    oursLengthCachedVsPlain: m("oursLengthCached") / m("plainLength"),
     oursVsPlain: m("ours") / m("plain"),
     oursLengthVsChecked: m("oursLength") / m("checked"),
     oursVsChecked: m("ours") / m("checked"),
     oursLengthVsAiSdk: m("oursLength") / m("aiSdk"),
     oursVsAiSdk: m("ours") / m("aiSdk"),
+    oursVsParse: m("ours") / m("parse"),
+    oursCachedVsPlain: m("oursCached") / m("plainCached"),
+    historyVsPlain: m("history") / m("plainHistory"),
   };
   const took = ((now() - t0) / 1000).toFixed(1);
   console.error(`[bench] ${int(n)} messages: ${int(shape.chars)} chars, ${int(tokensDefault)} tokens (default estimator), done in ${took} s`);
@@ -656,7 +684,7 @@ function printTable(results) {
   const row = (label, f) => console.log(padEnd(label, L) + results.map((r) => pad(f(r), W)).join(""));
   console.log(`\nMedian ms per call (interleaved rounds; samples in the JSON)`);
   console.log(head);
-  for (const key of ["ours", "oursCached", "oursLength", "oursLengthCached", "langchain", "aiSdk", "plain", "checked"]) {
+  for (const key of ["ours", "oursCached", "oursLength", "oursLengthCached", "history", "langchain", "aiSdk", "plain", "checked", "parse"]) {
     row(results[0].contenders[key].label, (r) => {
       const c = r.contenders[key];
       return c.skipped ? "skipped" : ms(c.medianMs);
@@ -673,6 +701,9 @@ function printTable(results) {
     const x = r.ratios[key];
     return Number.isFinite(x) ? (x < 0.01 ? x.toFixed(4) : x < 0.1 ? x.toFixed(3) : x.toFixed(2)) : "—";
   });
+  rr("default new ÷ JSON.parse", "oursVsParse");
+  rr("default same ÷ plain loop", "oursCachedVsPlain");
+  rr("ChatHistory prepare ÷ plain loop", "historyVsPlain");
   rr("default new ÷ trimMessages", "oursVsLangchain");
   rr("default same ÷ trimMessages", "oursCachedVsLangchain");
   rr("length new ÷ trimMessages", "oursLengthVsLangchain");
@@ -701,34 +732,38 @@ function printTable(results) {
   console.log(`  pruneMessages only strips tool calls/results before the last 2 messages: it has no token budget.`);
 }
 
+/**
+ * The targets: issue 29's speed ratios (each against what every caller pays anyway, measured
+ * in the same rounds), then those of issue 4 that it did not restate.
+ */
 function targets(results, turns, summary, mem, startup) {
   const at = (n) => results.find((r) => r.n === n);
   const list = [];
-  const add = (name, value, pass) => list.push({ name, value, pass });
-  const x = (r) => `${(1 / r).toFixed(0)}×`;
-  const r10 = at(10_000);
-  if (r10) {
-    const q = r10.ratios;
-    if (r10.contenders.langchain.skipped) add("10,000 msgs: reduceSync ≥100× faster than trimMessages", "trimMessages skipped", null);
-    else {
-      add("10,000 msgs: reduceSync (default) ≥100× faster than trimMessages", `${x(q.oursVsLangchain)} (same objects: ${x(q.oursCachedVsLangchain)})`, q.oursVsLangchain <= 0.01);
-      add("10,000 msgs: reduceSync (length) ≥100× faster than trimMessages", `${x(q.oursLengthVsLangchain)} (same objects: ${x(q.oursLengthCachedVsLangchain)})`, q.oursLengthVsLangchain <= 0.01);
+  const add = (issue, name, value, pass) => list.push({ issue, name, value, pass });
+  const ratio = (x) => `${x < 0.1 ? x.toFixed(3) : x.toFixed(2)}×`;
+  const per = (r, a, b) => `${ms(r.contenders[a].medianMs)} / ${ms(r.contenders[b].medianMs)} ms`;
+  // (Each ratio with the plain loop of its own rounds: see `benchSize`.)
+  const sizes = (list, f) => {
+    for (const [n, bound] of list) {
+      const r = at(n);
+      if (r) f(r, n, bound);
+      else add(29, `${int(n)} msgs`, "not run (BENCH_QUICK)", null);
     }
-    add("10,000 msgs: reduceSync (length, charsPerToken 4) within 5× of the plain loop", `${q.oursLengthVsPlain.toFixed(1)}× (same objects: ${q.oursLengthCachedVsPlain.toFixed(1)}×; new objects ÷ the loop that checks every message: ${q.oursLengthVsChecked.toFixed(1)}×)`, q.oursLengthVsPlain <= 5);
-  }
-  const r100k = at(100_000);
-  if (r100k) {
-    const c = r100k.contenders;
-    add("100,000 msgs: reduceSync (default) under 50 ms", `${ms(c.ours.medianMs)} ms (same objects: ${ms(c.oursCached.medianMs)} ms)`, c.ours.medianMs < 50);
-    add("100,000 msgs: reduceSync (length) under 50 ms", `${ms(c.oursLength.medianMs)} ms (same objects: ${ms(c.oursLengthCached.medianMs)} ms)`, c.oursLength.medianMs < 50);
-  } else {
-    add("100,000 msgs under 50 ms", "not run (BENCH_QUICK)", null);
-  }
-  add("repeated turns: a turn on the 10,000-message history ≤ 1/5 of the first call", `${ms(turns.medianTurnMs)} / ${ms(turns.firstCallMs)} ms = ${turns.turnOverFirst.toFixed(3)}`, turns.turnOverFirst <= 0.2);
-  add("summarizer: fewer calls than one per turn", `${summary.summarizerCalls} vs ${summary.baselineCalls}`, summary.summarizerCalls < summary.baselineCalls);
-  add(`memory: ${int(mem.calls)} calls leave memory ≤ after 1,000`, `${int(mem.memoryAfterAll)} vs ${int(mem.memoryAfter1000)} bytes`, !mem.grew);
-  add(".wasm ≤ 60 KB gzipped (60,000 bytes)", `${int(startup.wasmGzipBytes)} bytes`, startup.wasmGzipBytes <= 60_000);
-  add("initSync + first call ≤ 5 ms in Node", `${ms(startup.instantiateMs)} + ${ms(startup.firstCallMs)} ms`, startup.instantiateMs + startup.firstCallMs <= 5);
+  };
+  sizes([[1_000, 0.1], [10_000, 0.1], [100_000, 0.1]], (r, n, bound) => add(29,
+    `1. ${int(n)} msgs: reduceSync (default, new objects) ≤ ${bound}× JSON.parse of the body`,
+    `${ratio(r.ratios.oursVsParse)} (${per(r, "ours", "parse")})`, r.ratios.oursVsParse <= bound));
+  sizes([[10_000, 2], [100_000, 3]], (r, n, bound) => add(29,
+    `2. ${int(n)} msgs: reduceSync (default, the same objects again) ≤ ${bound}× the plain loop`,
+    `${ratio(r.ratios.oursCachedVsPlain)} (${per(r, "oursCached", "plainCached")})`, r.ratios.oursCachedVsPlain <= bound));
+  sizes([[10_000, 1], [100_000, 1]], (r, n, bound) => add(29,
+    `3. ${int(n)} msgs: ChatHistory push + prepare() ≤ ${bound}× the plain loop`,
+    `${ratio(r.ratios.historyVsPlain)} (${per(r, "history", "plainHistory")})`, r.ratios.historyVsPlain <= bound));
+  add(4, "repeated turns: a turn on the 10,000-message history ≤ 1/5 of the first call", `${ms(turns.medianTurnMs)} / ${ms(turns.firstCallMs)} ms = ${turns.turnOverFirst.toFixed(3)}`, turns.turnOverFirst <= 0.2);
+  add(4, "summarizer: fewer calls than one per turn", `${summary.summarizerCalls} vs ${summary.baselineCalls}`, summary.summarizerCalls < summary.baselineCalls);
+  add(4, `memory: ${int(mem.calls)} calls leave memory ≤ after 1,000`, `${int(mem.memoryAfterAll)} vs ${int(mem.memoryAfter1000)} bytes`, !mem.grew);
+  add(4, `.wasm ≤ ${int(SIZE_TARGET)} bytes gzipped`, `${int(startup.wasmGzipBytes)} bytes`, startup.wasmGzipBytes <= SIZE_TARGET);
+  add(4, "initSync + first call ≤ 5 ms in Node", `${ms(startup.instantiateMs)} + ${ms(startup.firstCallMs)} ms`, startup.instantiateMs + startup.firstCallMs <= 5);
   return list;
 }
 
@@ -790,8 +825,8 @@ console.log(`Memory: ${int(mem.calls)} small reduceSync calls (30 messages; ${me
   `${int(mem.memoryAfterAll)} after all (${ms(mem.perCallUs)} µs a call)`);
 
 const verdicts = targets(results, turns, summary, mem, startup);
-console.log(`\nTargets (issue 4)`);
-for (const v of verdicts) console.log(`  ${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  ${v.name}: ${v.value}`);
+console.log(`\nTargets (issue 29's speed ratios, from the rounds above; then issue 4's)`);
+for (const v of verdicts) console.log(`  ${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  #${v.issue} ${v.name}: ${v.value}`);
 const totalS = (now() - started) / 1000;
 console.log(`\nTotal ${totalS.toFixed(1)} s`);
 

@@ -3,7 +3,7 @@
 // reload() answering a model's tool call.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
+import { ChatHistory, ReduceError, estimateTokens, reduceSync } from "chat-history-reducer";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -794,4 +794,36 @@ test("a state without original is about its working history's size: 120 messages
   assert.ok(full > JSON.stringify(h.original).length, `full: ${full}`);
   assert.ok(omitted < working + 4096, `without original: ${omitted}, the working history ${working}`);
   assert.ok(omitted < full / 5);
+});
+
+test("prepare() reads only what was pushed since the last one: a message changed in place is not seen; rewind and push it again", async () => {
+  // Each prepare() gives what a reduction of the working history gives, while the history
+  // grows past its trigger and is reduced again and again (the messages it read before are
+  // taken over unread: src/wasm/history.rs `trusted`).
+  const config = { maxTokens: 400 };
+  const h = new ChatHistory(config, chat(20));
+  const more = chat(60).slice(41);
+  let reductions = 0;
+  for (const m of more) {
+    h.push(m);
+    const before = h.messages;
+    const expected = reduceSync(before, config);
+    assert.deepEqual(await h.prepare(), expected.messages);
+    if (expected.reduced) reductions++;
+  }
+  assert.ok(reductions >= 2, `reduced ${reductions} times`);
+  // A message the history holds, changed in place (against the contract, docs/api.md): the
+  // next prepare() does not read it again. Its estimate is the one it had.
+  const big = new ChatHistory({ maxTokens: 2000 }, chat(20));
+  await big.prepare();
+  big.push({ role: "user", content: "one more" });
+  big.messages[3].content = "many words ".repeat(2000);
+  assert.equal((await big.prepare()).length, 42, "not reduced: the change is not seen");
+  // Changed the way the contract says (rewind to it, push the changed messages again), it is.
+  const tail = big.messages.slice(3).map((m, k) => (k === 0 ? { ...m } : m));
+  big.rewind(3);
+  big.push(...tail);
+  const reduced = await big.prepare();
+  assert.ok(reduced.length < 42, "reduced once the changed message is pushed again");
+  assert.ok(estimateTokens(reduced) <= 2000);
 });

@@ -155,7 +155,7 @@ impl History {
     ) -> Option<usize> {
         self.prepare_failed(summarizer_calls);
         self.over_budget = r.over_budget;
-        let applies = r.reduced && p.generation == self.generation && p.len <= self.counts.len();
+        let applies = r.reduced && self.current(p);
         if applies {
             // A message kept as it was keeps its count; one the reduction wrote (a summary,
             // a preview, a copy without orphans) has none.
@@ -215,10 +215,28 @@ impl History {
             self.generation = self.generation.wrapping_add(1);
             self.stats.record(tokens_before, r.tokens_after);
         }
+        self.sent();
+        applies.then_some(p.len)
+    }
+
+    /// A `prepare` found nothing to do (no trigger fired, nothing to remove): what
+    /// [`History::prepared`] does with a reduction that changed nothing, without one.
+    pub fn unchanged(&mut self) {
+        self.over_budget = false;
+        self.sent();
+    }
+
+    /// Whether the first `p.len` working messages are still those `prepare` `p` read (no
+    /// reduction applied and no edit since it started).
+    pub fn current(&self, p: Prepare) -> bool {
+        p.generation == self.generation && p.len <= self.counts.len()
+    }
+
+    /// The working history is the prompt now.
+    fn sent(&mut self) {
         self.prompt_len = Some(self.counts.len());
         // (A reply's count that waited for a reply never pushed is not this prompt's.)
         self.pending_output = None;
-        applies.then_some(p.len)
     }
 
     /// The messages `recordUsage`'s `inputTokens` is for: the last prompt's, if any.

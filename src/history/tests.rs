@@ -633,3 +633,31 @@ fn only_the_summary_that_the_removed_input_followed_is_undone_and_only_if_user_f
     let e = edit(&mut h, 5..6, "suauaaaua");
     assert_eq!((e.undone, e.entries.len()), (0, 6));
 }
+
+#[test]
+fn a_prepare_that_finds_nothing_to_do_makes_the_history_the_prompt_and_what_it_read_stays_current()
+{
+    let mut h = History::new(3, 1);
+    let p = h.prepare();
+    h.record_output(7.0, 3, Reply::None); // waits for a reply that never comes
+    h.push(1, 1, Reply::None); // pushed while it ran (the reply is searched for only in push)
+    assert!(
+        h.current(p),
+        "a push appends: the 3 messages read are still the first 3"
+    );
+    h.unchanged();
+    assert_eq!(h.prompt(), Some(4));
+    assert!(
+        !h.awaits_reply(),
+        "the count that waited is not this prompt's"
+    );
+    assert!(!h.over_budget());
+    // An edit, or an applied reduction, and they are not.
+    let p = h.prepare();
+    edit(&mut h, 1..4, "suau");
+    assert!(!h.current(p));
+    let p = h.prepare();
+    let r = reduction(1, vec![Slot::New(0)], 10.0, 5.0);
+    assert_eq!(h.prepared(p, 0, &r, 10.0), Some(1));
+    assert!(!h.current(p));
+}

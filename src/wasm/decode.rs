@@ -56,6 +56,16 @@ impl Callbacks {
 pub struct Call {
     pub config: Config,
     pub callbacks: Callbacks,
+    /// A `ChatHistory`'s `prepare()`: what it knows of its messages.
+    pub trust: Option<Trust>,
+}
+
+/// The first `len` messages of a `ChatHistory`'s working history are those `reading` read,
+/// the same objects, not changed since (the history pushed them; changing one in place
+/// breaks its contract: docs/api.md): their reading is taken over without a look at them.
+pub struct Trust {
+    pub reading: Reading,
+    pub len: u32,
 }
 
 /// An object option's value (`estimatorWeights`; `signal` is checked in `readOptions`): its
@@ -94,6 +104,7 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
         return Ok(Call {
             config,
             callbacks: Callbacks::default(),
+            trust: None,
         });
     }
     if !config.is_object() || config.is_function() {
@@ -163,7 +174,11 @@ pub fn decode_config(config: &JsValue, need_trigger: bool) -> Result<Call, JsVal
     match (parsed, js_error) {
         (_, Some(e)) => Err(e),
         (Err(e), None) => Err(e.into()),
-        (Ok(config), None) => Ok(Call { config, callbacks }),
+        (Ok(config), None) => Ok(Call {
+            config,
+            callbacks,
+            trust: None,
+        }),
     }
 }
 
@@ -301,6 +316,11 @@ fn decode_with(
             &none
         },
         input,
+        match &call.trust {
+            Some(trust) if input => trust.reading.as_ref(),
+            _ => &none,
+        },
+        call.trust.as_ref().map_or(0, |trust| trust.len),
     )?;
     // A transcript from counts given per call is not memoised (see `memo`).
     let memo = input && reading.keep() && !Array::is_array(&call.callbacks.token_counts);

@@ -11,9 +11,9 @@ use js_sys::{Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::decode::{decode_config, decode_messages, set};
-use super::js::{self as boundary, ReduceResult};
-use super::reduce_value;
+use super::decode::{decode_config, decode_messages, set, Trust};
+use super::js::{self as boundary, Reading, ReduceResult};
+use super::Prepared;
 use crate::formats::FormatChoice;
 use crate::history::edit::edit_index;
 use crate::history::{Entry, History, Reply, SavedStats, State, VERSION};
@@ -33,6 +33,10 @@ struct Held {
     /// The latest `prepare()`: the next one starts when it has settled, on the history it
     /// left (two at once would call the summarizer twice for the same messages).
     preparing: Option<js_sys::Promise>,
+    /// The reading of the last `prepare()` and how many of the working messages it read
+    /// (those messages, unchanged: the history holds them and pushes only append), until a
+    /// reduction or an edit changes them: the next `prepare()` reads only what came after.
+    trusted: Option<(Reading, u32)>,
 }
 
 /// A conversation that stays reduced: push messages, `await prepare()` before each model
@@ -95,6 +99,7 @@ impl ChatHistory {
                 events: Array::new(),
                 offloaded: Object::new(),
                 preparing: None,
+                trusted: None,
             })),
         })
     }
@@ -130,6 +135,7 @@ impl ChatHistory {
             let rest = s.original.slice(removed.end as u32, s.original.length());
             s.original = s.original.slice(0, removed.start as u32).concat(&rest);
             s.messages = messages.clone();
+            s.trusted = None;
             // (An offload of a message that is gone is gone: `reload` would hand it back.)
             boundary::prune_offloaded(&s.offloaded, &gone);
             let event = Object::new();
@@ -257,7 +263,7 @@ impl ChatHistory {
                 let _ = JsFuture::from(before).await;
             }
             let calls = Uint32Array::new_with_length(1);
-            let (messages, config, counts, calibration, started) = {
+            let (messages, config, counts, calibration, started, trusted) = {
                 let s = state.borrow();
                 let h = &s.history;
                 let counts = h.token_counts().map_or_else(Vec::new, nan_for_none);
@@ -268,11 +274,34 @@ impl ChatHistory {
                     counts,
                     h.calibration(),
                     h.prepare(),
+                    s.trusted.clone(),
                 )
             };
-            // (Reads the caller's config: not while the state is held.)
+            // (Reads the caller's config and messages: not while the state is held.)
             let config = boundary::history_config(&config, &counts, calibration, &calls, &options);
-            let finished = reduce_value(messages.into(), config).await;
+            let read = decode_config(&config, true).and_then(|mut call| {
+                call.trust = trusted.map(|(reading, len)| Trust { reading, len });
+                Prepared::read(&messages, call)
+            });
+            let read = match read {
+                Ok(read) => read,
+                Err(e) => {
+                    state.borrow_mut().history.prepare_failed(0);
+                    return Err(e);
+                }
+            };
+            // Nothing to do (the usual turn): what came since was read, nothing else.
+            if let Some(reading) = read.unchanged() {
+                let mut s = state.borrow_mut();
+                // (Unless a getter or countTokens edited the history while it was read.)
+                s.trusted = s
+                    .history
+                    .current(started)
+                    .then(|| (reading.clone(), messages.length()));
+                s.history.unchanged();
+                return Ok(Array::from(&s.messages).into());
+            }
+            let finished = read.finish().await;
             // Every call of the summarizer counts, whatever came of it (a rejection under
             // `onSummarizerError: "throw"`, a reduction that no longer applies).
             let calls = calls.get_index(0);
@@ -286,7 +315,14 @@ impl ChatHistory {
             let tokens_before = finished.tokens_before();
             let mut s = state.borrow_mut();
             let r = &finished.reduction.0;
+            // (What it read stands for the working messages unless they changed meanwhile or
+            // change now.)
+            s.trusted = s
+                .history
+                .current(started)
+                .then(|| (finished.reading.clone(), messages.length()));
             if let Some(n) = s.history.prepared(started, calls, r, tokens_before) {
+                s.trusted = None;
                 // The reduced history, then the messages pushed while the summarizer ran.
                 let result: &ReduceResult = finished.result.unchecked_ref();
                 let reduced = Array::from(&result.messages());

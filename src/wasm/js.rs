@@ -37,9 +37,14 @@ pub use error_class::ReduceError;
 #[wasm_bindgen(module = "/src/wasm/generated/boundary.js")]
 extern "C" {
     /// What `readMessages` read: typed arrays for the core, and the message objects.
+    #[derive(Clone)]
     pub type Reading;
     /// `format`: [`Format::code`](crate::Format::code), or any other number for "auto";
-    /// `params`: what a count depends on besides the message (see `decode::count_params`).
+    /// `params`: what a count depends on besides the message (see `decode::count_params`);
+    /// `trusted`: a `ChatHistory`'s reading whose first `trusted_length` messages are these
+    /// messages' first ones, unchanged by its contract (or undefined: see [`Trust`]).
+    ///
+    /// [`Trust`]: super::decode::Trust
     #[wasm_bindgen(catch, js_name = readMessages)]
     #[allow(clippy::too_many_arguments)]
     pub fn read_messages(
@@ -52,6 +57,8 @@ extern "C" {
         count_tokens: &JsValue,
         token_counts: &JsValue,
         keep: bool,
+        trusted: &JsValue,
+        trusted_length: u32,
     ) -> Result<Reading, JsValue>;
     /// Hands the reading the orphan links the core found ([`Structure::orphan_links`]):
     /// what a copy of a message without its orphans leaves out.

@@ -20,7 +20,8 @@ use crate::transcript::Transcript;
 
 /// Readings of a few conversations (or of one, under other options).
 const KEEP: usize = 6;
-/// At most this many messages in all (wasm memory does not shrink once grown).
+/// At most this many messages in all, and a base a history that grew goes on from (wasm
+/// memory does not shrink once grown).
 const KEEP_MESSAGES: usize = 120_000;
 
 struct Memo {
@@ -99,15 +100,24 @@ pub fn keep_transcript(version: f64, base: f64, calibration: f64, t: &Rc<Transcr
         // Over the limits: the least recently used of those never used again goes first
         // (new message objects every call, a one-off reduction), then the least recently
         // used; the new one last.
+        // (Not the base just superseded, in the count or as a victim: the next call extends
+        // its structure and lets it go. Counted, a history over half the message limit, or
+        // beside five other readings, built its structure anew every turn.)
         loop {
-            let total: usize = memos.iter().map(|m| m.transcript.len()).sum();
-            if memos.len() <= KEEP && total <= KEEP_MESSAGES {
+            let (count, total) = memos
+                .iter()
+                .filter(|m| !m.superseded)
+                .fold((0, 0), |(c, n), m| (c + 1, n + m.transcript.len()));
+            if count <= KEEP && total <= KEEP_MESSAGES {
                 break;
             }
-            let victim = match memos.iter().rposition(|m| !m.used) {
+            let other = |m: &Memo| !m.superseded;
+            let victim = match memos.iter().rposition(|m| other(m) && !m.used) {
                 Some(k) if k > 0 => k,
-                _ if memos.len() > 1 => memos.len() - 1,
-                _ => 0,
+                _ => match memos.iter().rposition(other) {
+                    Some(k) if k > 0 => k,
+                    _ => 0,
+                },
             };
             memos.remove(victim);
         }

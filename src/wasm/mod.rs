@@ -151,9 +151,10 @@ fn store_offloads(call: &Call, result: &JsValue) -> Result<Option<js_sys::Promis
 pub(crate) struct Finished {
     pub result: JsValue,
     pub reduction: std::rc::Rc<(crate::Reduction, Indices)>,
-    /// The reading of the input, when it owed the estimate of messages the reduction did
-    /// not need (`estimating`).
-    owing: Option<Reading>,
+    /// The reading of the input (a `ChatHistory` trusts it next time: [`decode::Trust`]).
+    pub reading: Reading,
+    /// Whether it owed the estimate of messages the reduction did not need (`estimating`).
+    owing: bool,
 }
 
 impl Finished {
@@ -165,9 +166,8 @@ impl Finished {
         Finished {
             result,
             reduction,
-            owing: reading
-                .pending()
-                .then(|| JsValue::from(reading).unchecked_into()),
+            reading: reading.clone(),
+            owing: reading.pending(),
         }
     }
 
@@ -175,9 +175,11 @@ impl Finished {
     /// getter and this estimate the rest once, in `completeReading`).
     pub fn tokens_before(&self) -> f64 {
         let known = self.reduction.0.tokens_before;
-        self.owing
-            .as_ref()
-            .map_or(known, |reading| known + js::complete_reading(reading))
+        if self.owing {
+            known + js::complete_reading(&self.reading)
+        } else {
+            known
+        }
     }
 }
 
@@ -297,7 +299,11 @@ struct Started {
 
 impl Started {
     fn read(messages: &JsValue, config: &JsValue) -> Result<Started, JsValue> {
-        let mut call = decode_config(config, true)?;
+        Started::read_call(messages, decode_config(config, true)?)
+    }
+
+    /// [`Started::read`] with the config read.
+    fn read_call(messages: &JsValue, mut call: Call) -> Result<Started, JsValue> {
         let (transcript, reading) = decode_for_reduction(messages, &call)?;
         let transcript = decode::as_output(transcript, &reading, &call)?;
         let mut wrapping = 0.0;
@@ -349,9 +355,44 @@ impl Started {
     }
 }
 
-/// `reduce` on owned values, for `ChatHistory.prepare`.
-async fn reduce_value(messages: JsValue, config: JsValue) -> Result<Finished, JsValue> {
-    Started::read(&messages, &config)?.finish().await
+/// What `ChatHistory.prepare` reduces: its messages read with the history's [`Call`] (its
+/// [`decode::Trust`] too), then [`Prepared::finish`] — unless nothing would change.
+pub(crate) struct Prepared(Started);
+
+impl Prepared {
+    pub fn read(messages: &JsValue, call: Call) -> Result<Prepared, JsValue> {
+        Started::read_call(messages, call).map(Prepared)
+    }
+
+    /// The reading, when the reduction would return the messages unchanged and tell no one:
+    /// no trigger fires and there are no orphans (`crate::should_reduce`, as every strategy
+    /// decides it), no `onEvent` to tell, no `summaryCache` to look up. Found with the
+    /// structure kept for the messages (a history that grew extends it).
+    pub fn unchanged(&self) -> Option<&Reading> {
+        let Started {
+            call,
+            transcript: t,
+            reading,
+            ..
+        } = &self.0;
+        let callbacks = &call.callbacks;
+        if callbacks.on_event.is_function()
+            || callbacks.summary_cache.is_object()
+            || Array::is_array(&callbacks.token_counts)
+            || t.uncounted != 0.0
+        {
+            return None;
+        }
+        let (version, base) = (reading.version(), reading.base_version());
+        let quiet = !crate::should_reduce_with(t, &call.config, || {
+            memo::structure(version, base, call.config.calibration, t)
+        });
+        quiet.then_some(reading)
+    }
+
+    pub async fn finish(self) -> Result<Finished, JsValue> {
+        self.0.finish().await
+    }
 }
 
 /// Whether any configured trigger fires: `maxTokens` exceeded, or more than

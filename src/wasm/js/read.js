@@ -11,7 +11,7 @@ import { slot, stampWith } from "./formats/stamps.js";
 import { Reading } from "./reading.js";
 import { completeReading } from "./results.js";
 import {
-  KEEP_MIN_MESSAGES, align, allUnchanged, keepReading, previousReading, staleKeys,
+  KEEP_MIN_MESSAGES, align, allUnchanged, keepReading, madeWith, previousReading, staleKeys,
 } from "./reuse.js";
 
 export const AT_MOST = `at most ${MAX_COUNT} (Number.MAX_SAFE_INTEGER)`;
@@ -43,9 +43,12 @@ function givenCounts(tokenCounts, n) {
  * numbers a count depends on besides the message (a reading is taken over only under the
  * same ones). `tokenCounts`, `countTokens`: the caller's, or undefined. `keep`: whether
  * this reading may serve the next calls (the input of a call, not a message this library
- * wrote).
+ * wrote). `trusted` (a `ChatHistory`'s): a reading whose first `trustedLength` messages are
+ * this call's first ones, unchanged by the history's contract (it pushed them and they are
+ * not to be changed in place: SPEC §7, docs/api.md), so they are taken over without their
+ * stamps being looked at; undefined for none.
  */
-export function readMessages(messages, formatCode, tag, lengthMode, charsPerToken, params, countTokens, tokenCounts, keep) {
+export function readMessages(messages, formatCode, tag, lengthMode, charsPerToken, params, countTokens, tokenCounts, keep, trusted, trustedLength) {
   const options = {
     format: FORMAT_NAMES[formatCode] ?? "auto", tag, lengthMode, charsPerToken,
     params: Float64Array.from(params), // (a view of wasm memory)
@@ -55,14 +58,20 @@ export function readMessages(messages, formatCode, tag, lengthMode, charsPerToke
   if (typeof countTokens !== "function") countTokens = undefined;
   const given = Array.isArray(tokenCounts) ? givenCounts(tokenCounts, n) : undefined;
   keep = keep === true && (n >= KEEP_MIN_MESSAGES || countTokens !== undefined);
-  let prev = keep ? previousReading(items, options, countTokens) : undefined;
-  if (prev !== undefined && staleKeys(prev.reading)) prev = undefined;
+  let trust = trusted instanceof Reading && keep && trustedLength > 0 && trustedLength <= n &&
+    trustedLength <= trusted.n && madeWith(trusted, options, countTokens) ? trustedLength : 0;
+  let prev = trust > 0 ? { reading: trusted, at: 0 } : keep ? previousReading(items, options, countTokens) : undefined;
+  if (prev !== undefined && staleKeys(prev.reading)) {
+    prev = undefined;
+    trust = 0;
+  }
   // Messages a reduction left unestimated are estimated now, once: the calls after this one
   // take every count over.
   if (prev !== undefined && prev.reading.pending) completeReading(prev.reading);
 
   // The same messages as last time, all unchanged: the same reading, for this call.
-  if (prev !== undefined && prev.at === 0 && allUnchanged(items, prev.reading, given)) {
+  if (prev !== undefined && prev.at === 0 &&
+    (trust === n && trust === prev.reading.n && allCounted(prev.reading, given, n) || allUnchanged(items, prev.reading, given))) {
     const before = prev.reading;
     const r = before.again(options);
     r.format = before.format;
@@ -76,7 +85,11 @@ export function readMessages(messages, formatCode, tag, lengthMode, charsPerToke
 
   // Which messages were read before, unchanged.
   const from = new Int32Array(n).fill(-1);
-  if (prev !== undefined) {
+  if (trust > 0) {
+    // (A message without a count is read afresh, as `align` would.)
+    const raw = prev.reading.raw;
+    for (let i = 0; i < trust; i++) from[i] = raw[i] >= 0 || (given !== undefined && given[i] >= 0) ? i : -1;
+  } else if (prev !== undefined) {
     align(items, prev.reading, prev.at, READERS[prev.reading.format].same, from, given);
   }
   checkObjects(items, from);
@@ -157,6 +170,13 @@ export function readMessages(messages, formatCode, tag, lengthMode, charsPerToke
   r.linkStart[n] = r.linkLength;
   r.pieceStart[n] = r.texts.length;
   return r;
+}
+
+/** Whether each of the first n messages of reading `r` has a count (its own, or `given`). */
+function allCounted(r, given, n) {
+  const raw = r.raw;
+  for (let i = 0; i < n; i++) if (raw[i] < 0 && !(given !== undefined && given[i] >= 0)) return false;
+  return true;
 }
 
 /** Reads message i afresh (`counted`: its count is given), with its stamp and, from the

@@ -40,7 +40,7 @@ export const KEEP_MIN_MESSAGES = 32;
 
 /** Whether reading `r` was made with these options (format, tag, the numbers its counts
  * depend on) and this `countTokens`. */
-function madeWith(r, options, countTokens) {
+export function madeWith(r, options, countTokens) {
   const a = r.options;
   if (a.format !== options.format || a.tag !== options.tag || r.countTokens !== countTokens) return false;
   const x = a.params, y = options.params;
