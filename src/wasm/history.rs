@@ -283,10 +283,14 @@ impl ChatHistory {
             let tokens_before = finished.tokens_before();
             let mut s = state.borrow_mut();
             let r = &finished.reduction.0;
+            let result: &ReduceResult = finished.result.unchecked_ref();
             if let Some(n) = s.history.prepared(started, calls, r, tokens_before) {
                 // The reduced history, then the messages pushed while the summarizer ran.
-                let result: &ReduceResult = finished.result.unchecked_ref();
                 let reduced = Array::from(&result.messages());
+                // (It holds the messages themselves; only what is sent carries breakpoints.)
+                for (p, m) in &finished.unmarked {
+                    reduced.set(*p, m.clone());
+                }
                 for i in n as u32..s.messages.length() {
                     reduced.push(&s.messages.get(i));
                 }
@@ -298,7 +302,19 @@ impl ChatHistory {
                 let added = super::js::resolve_offloads(&s.offloaded, &result.offloaded());
                 Object::assign(&s.offloaded, &added);
             }
-            Ok(Array::from(&s.messages).into())
+            // What is sent: the working history with the result's breakpoints, where it still
+            // holds what they marked (a reduction another `prepare()` applied first moved it;
+            // messages pushed while this one ran come after its newest mark).
+            let sent = Array::from(&s.messages);
+            if !finished.unmarked.is_empty() {
+                let marked = result.messages();
+                for (p, m) in &finished.unmarked {
+                    if Object::is(&sent.get(*p), m) {
+                        sent.set(*p, marked.get(*p));
+                    }
+                }
+            }
+            Ok(sent.into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
         promise

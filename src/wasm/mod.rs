@@ -4,6 +4,7 @@
 //! needs in one loop, and results are built from the input objects themselves
 //! (`js/results.js`).
 
+mod breakpoints;
 mod decode;
 mod encode;
 mod estimating;
@@ -126,7 +127,8 @@ pub fn reduce_sync(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
     let transcript = decode::as_output(transcript, &reading, &call)?;
-    let result = reduce_now(&call, &transcript, &reading)?.result;
+    let finished = reduce_now(&call, &transcript, &reading)?;
+    let result = breakpoints::mark(&call, &transcript, &reading, finished)?.result;
     // (A store whose writes are asynchronous: `result.stored` is their promise.)
     if let Some(pending) = store_offloads(&call, &result)? {
         decode::set(result.unchecked_ref(), "stored", pending);
@@ -154,6 +156,9 @@ pub(crate) struct Finished {
     /// The reading of the input, when it owed the estimate of messages the reduction did
     /// not need (`estimating`).
     owing: Option<Reading>,
+    /// With `cacheBreakpoints`: the result's messages its marked copies replaced, by their
+    /// place in `messages` (a `ChatHistory` keeps these, and sends the copies).
+    pub unmarked: Vec<(u32, JsValue)>,
 }
 
 impl Finished {
@@ -168,6 +173,7 @@ impl Finished {
             owing: reading
                 .pending()
                 .then(|| JsValue::from(reading).unchecked_into()),
+            unmarked: Vec::new(),
         }
     }
 
@@ -341,6 +347,7 @@ impl Started {
             _ => reduce_now(&call, &transcript, &reading),
         };
         let finished = result.map_err(|e| summarize::ended_with(&call, &transcript, started, e))?;
+        let finished = breakpoints::mark(&call, &transcript, &reading, finished)?;
         // Every offload is in the store before the result is returned (SPEC §4 `store`).
         if let Some(pending) = store_offloads(&call, &finished.result)? {
             wasm_bindgen_futures::JsFuture::from(pending).await?;
