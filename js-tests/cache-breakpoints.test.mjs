@@ -16,6 +16,7 @@ import { ChatHistory, reduce, reduceSync } from "chat-history-reducer";
 import * as adapter5 from "chat-history-reducer/ai-sdk";
 import { contextWindowMiddleware as langchainMiddleware } from "chat-history-reducer/langchain";
 import { aiSdk7Adapter } from "./frameworks.mjs";
+import { hasCacheMark as marked } from "./providers.mjs";
 
 const EPHEMERAL = { type: "ephemeral" };
 const SYSTEM = "You are a careful travel agent. ".repeat(40);
@@ -33,13 +34,6 @@ function anthropicSession(turns) {
   return out;
 }
 
-/** Where a message carries a breakpoint, in any of the formats. */
-function marked(m) {
-  const hasMark = (x) => x !== null && typeof x === "object" &&
-    (x.cache_control != null || x.providerOptions?.anthropic?.cacheControl != null || x.providerMetadata?.anthropic?.cacheControl != null);
-  const content = m.content ?? m.parts ?? m.kwargs?.content;
-  return hasMark(m) || (Array.isArray(content) && content.some(hasMark));
-}
 const marks = (messages) => messages.flatMap((m, p) => (marked(m) ? [p] : []));
 
 /** Every input index once in kept, dropped, summarized, rewritten and the offloaded (SPEC §8). */
