@@ -10,8 +10,12 @@ import { breakpointSpots, markBreakpoints, withBreakpoint } from "../../src/wasm
 import { read, TAG } from "./helpers.mjs";
 
 const EPHEMERAL = { type: "ephemeral" };
-const spots = (messages, format) => [...breakpointSpots(read(messages, format), messages)]
-  .map((f) => ({ marks: f & SPOT_MARKS, markable: (f & SPOT_MARKABLE) !== 0, summary: (f & SPOT_SUMMARY) !== 0 }));
+const rawSpots = (messages, format) => {
+  const out = new Uint8Array(messages.length);
+  breakpointSpots(read(messages, format), messages, out);
+  return [...out];
+};
+const spots = (messages, format) => rawSpots(messages, format).map((f) => ({ marks: f & SPOT_MARKS, markable: (f & SPOT_MARKABLE) !== 0, summary: (f & SPOT_SUMMARY) !== 0 }));
 
 test("anthropic: the last block that takes a mark gets cache_control; a string becomes a text block", () => {
   const text = { role: "user", content: "Hi" };

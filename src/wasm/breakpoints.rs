@@ -2,7 +2,6 @@
 //! the core's placement ([`crate::breakpoints::place`]), the marked copies
 //! (`markBreakpoints`, `js/breakpoints.js`).
 
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -16,7 +15,7 @@ use crate::transcript::Transcript;
 
 /// `finished`, a reduction of `t` (read as `reading`), with its result's messages marked
 /// when the config asks for breakpoints and the format takes them; the messages the marks
-/// replaced are in `finished.unmarked`.
+/// replaced are in `finished.unmarked`, with their places.
 pub fn mark(
     call: &Call,
     t: &Transcript,
@@ -28,10 +27,12 @@ pub fn mark(
     }
     let output = &finished.reduction.0.output;
     let result: &ReduceResult = finished.result.unchecked_ref();
-    let facts = js::breakpoint_spots(reading, &result.messages())?.to_vec();
-    if facts.len() != output.len() {
+    let messages = result.messages();
+    if messages.length() as usize != output.len() {
         return Ok(finished);
     }
+    let mut facts = vec![0u8; output.len()];
+    js::breakpoint_spots(reading, &messages, &mut facts)?;
     let spots: Vec<Spot> = output
         .iter()
         .zip(&facts)
@@ -58,7 +59,7 @@ pub fn mark(
             Slot::New(_) | Slot::Cleaned(_) => u32::MAX,
         })
         .collect();
-    let replaced: Array = js::mark_breakpoints(reading, &finished.result, &at, &inputs)?;
-    finished.unmarked = at.into_iter().zip(replaced.iter()).collect();
+    let replaced = js::mark_breakpoints(reading, &finished.result, &at, &inputs)?;
+    finished.unmarked = Some((at, replaced));
     Ok(finished)
 }

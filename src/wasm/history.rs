@@ -288,8 +288,10 @@ impl ChatHistory {
                 // The reduced history, then the messages pushed while the summarizer ran.
                 let reduced = Array::from(&result.messages());
                 // (It holds the messages themselves; only what is sent carries breakpoints.)
-                for (p, m) in &finished.unmarked {
-                    reduced.set(*p, m.clone());
+                if let Some((at, replaced)) = &finished.unmarked {
+                    for (k, &p) in at.iter().enumerate() {
+                        reduced.set(p, replaced.get(k as u32));
+                    }
                 }
                 for i in n as u32..s.messages.length() {
                     reduced.push(&s.messages.get(i));
@@ -306,11 +308,11 @@ impl ChatHistory {
             // holds what they marked (a reduction another `prepare()` applied first moved it;
             // messages pushed while this one ran come after its newest mark).
             let sent = Array::from(&s.messages);
-            if !finished.unmarked.is_empty() {
+            if let Some((at, replaced)) = &finished.unmarked {
                 let marked = result.messages();
-                for (p, m) in &finished.unmarked {
-                    if Object::is(&sent.get(*p), m) {
-                        sent.set(*p, marked.get(*p));
+                for (k, &p) in at.iter().enumerate() {
+                    if Object::is(&sent.get(p), &replaced.get(k as u32)) {
+                        sent.set(p, marked.get(p));
                     }
                 }
             }

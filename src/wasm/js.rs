@@ -222,7 +222,8 @@ extern "C" {
     pub fn breakpoint_spots(
         reading: &Reading,
         messages: &Array,
-    ) -> Result<js_sys::Uint8Array, JsValue>;
+        spots: &mut [u8],
+    ) -> Result<(), JsValue>;
     /// Marks a result's messages at `positions` with copies (`inputs`: the input index each
     /// held as it was, or `u32::MAX`): the messages they replaced.
     #[wasm_bindgen(catch, js_name = markBreakpoints)]

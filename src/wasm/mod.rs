@@ -156,9 +156,10 @@ pub(crate) struct Finished {
     /// The reading of the input, when it owed the estimate of messages the reduction did
     /// not need (`estimating`).
     owing: Option<Reading>,
-    /// With `cacheBreakpoints`: the result's messages its marked copies replaced, by their
-    /// place in `messages` (a `ChatHistory` keeps these, and sends the copies).
-    pub unmarked: Vec<(u32, JsValue)>,
+    /// With `cacheBreakpoints`: where in the result's `messages` marked copies stand, and
+    /// the messages they replaced, in order (a `ChatHistory` keeps these, and sends the
+    /// copies).
+    pub unmarked: Option<(Vec<u32>, Array)>,
 }
 
 impl Finished {
@@ -173,7 +174,7 @@ impl Finished {
             owing: reading
                 .pending()
                 .then(|| JsValue::from(reading).unchecked_into()),
-            unmarked: Vec::new(),
+            unmarked: None,
         }
     }
 

@@ -112,22 +112,20 @@ const SPOTS = {
 };
 
 /**
- * Per output message of a reduction of `reading` (`messages`): the breakpoints it carries
- * (SPOT_MARKS), whether one can go on it (SPOT_MARKABLE), and whether it opens with a
- * summary (SPOT_SUMMARY, as the reader tells one).
+ * Into `out`, per output message of a reduction of `reading` (`messages`): the breakpoints
+ * it carries (SPOT_MARKS), whether one can go on it (SPOT_MARKABLE), and whether it opens
+ * with a summary (SPOT_SUMMARY, as the reader tells one).
  */
-export function breakpointSpots(reading, messages) {
+export function breakpointSpots(reading, messages, out) {
   const format = reading.format, spot = SPOTS[format];
-  const out = new Uint8Array(messages.length);
-  if (spot === undefined) return out;
-  for (let p = 0; p < messages.length; p++) {
+  if (spot === undefined) return;
+  for (let p = 0; p < messages.length && p < out.length; p++) {
     const m = messages[p];
     if (!isObject(m)) continue;
     const [marks, markable] = spot(m);
     const summary = (contentFlags(reading, contentOf(format, m), 0, true) & SUMMARY) !== 0;
     out[p] = Math.min(marks, SPOT_MARKS) | (markable ? SPOT_MARKABLE : 0) | (summary ? SPOT_SUMMARY : 0);
   }
-  return out;
 }
 
 /** Message m with a breakpoint, a shallow copy in its format. */
