@@ -28,10 +28,12 @@ check native unit wasm-node wasm-browser package e2e: setup
 serve: build
 	node www/serve.mjs --port $${PORT:-8080} --pkg pkg
 
-# Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run).
+# Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run); what a
+# long agent session costs with prompt caching.
 bench: build
 	node bench/run.mjs
 	node bench/stateless.mjs
+	node bench/cost.mjs
 
 # The token estimator's profiles against their tokenizers (OpenAI's, Gemma's, Llama 3's) on a local corpus.
 accuracy: build

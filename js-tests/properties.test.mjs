@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { analyze, reduce, reduceSync, estimateTokens, shouldReduce } from "chat-history-reducer";
-import { accepts, isRealUser, lcType } from "./providers.mjs";
+import { accepts, hasCacheMark, isRealUser, lcType } from "./providers.mjs";
 import { rng } from "./random.mjs";
 
 const CASES = Number(process.env.PROPERTY_CASES ?? 400);
@@ -157,6 +157,7 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
   const strategies = ["truncate", "priority", "summarize", "progressive"];
   let reduced = 0;
   let checkedByProvider = 0;
+  let markedCases = 0;
   for (let k = 0; k < CASES; k++) {
     const format = formats[k % formats.length];
     const strategy = strategies[Math.floor(rand() * strategies.length)];
@@ -184,6 +185,7 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
       if (rand() < 0.2) config.onSummarizerError = "throw";
     }
     if (strategy === "progressive") Object.assign(config, { largeMessageTokens: 150, minToolRun: 3 });
+    if (rand() < 0.25) config.cacheBreakpoints = true;
     const snapshot = JSON.stringify(input);
     let r;
     try {
@@ -211,10 +213,17 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
     // Identity and order of what was kept.
     const kept = r.messages.filter((m) => input.includes(m));
     assert.deepEqual(kept.map((m) => input.indexOf(m)), r.kept, where);
-    // System messages stay; the latest user input stays verbatim.
-    if (config.keepSystem !== false) input.forEach((m, i) => { if (isSystem(m)) assert.ok(r.kept.includes(i), `${where}: system ${i}`); });
+    // System messages stay; the latest user input stays verbatim (or as a copy that only
+    // adds a cache breakpoint).
+    const marked = (i) => config.cacheBreakpoints && r.rewritten.includes(i) &&
+      r.messages.some((m) => hasCacheMark(m) && JSON.stringify(m).length >= JSON.stringify(input[i]).length && !input.includes(m));
+    if (config.keepSystem !== false) input.forEach((m, i) => { if (isSystem(m)) assert.ok(r.kept.includes(i) || marked(i), `${where}: system ${i}`); });
     const lastUser = input.findLastIndex((m) => isRealUser(format, m));
-    if (lastUser >= 0) assert.ok(r.kept.includes(lastUser), `${where}: latest user input`);
+    if (lastUser >= 0) assert.ok(r.kept.includes(lastUser) || marked(lastUser), `${where}: latest user input`);
+    // Cache breakpoints: at most four, only in the formats that take them (the input has none).
+    const marks = r.messages.filter(hasCacheMark).length;
+    assert.ok(config.cacheBreakpoints && ["anthropic", "vercel", "vercel-ui", "langchain"].includes(format) ? marks <= 4 : marks === 0, `${where}: ${marks} marks`);
+    if (config.cacheBreakpoints && marks > 0) markedCases++;
     // The provider accepts the result, when it accepted the input (the generator makes some
     // Gemini histories with a call turn right after a model turn, which Gemini refuses).
     let validInput = true;
@@ -246,6 +255,7 @@ test(`${CASES} random conversations × formats × strategies keep SPEC §9`, asy
   }
   assert.ok(reduced > CASES / 2, `most cases reduce (${reduced})`);
   assert.ok(checkedByProvider > CASES * 0.7, `most outputs checked against their provider's rules (${checkedByProvider})`);
+  assert.ok(markedCases > CASES / 20, `some outputs carry cache breakpoints (${markedCases})`);
 });
 
 /** A tool call that no result answers, in `format` (SPEC §9.4 "no call without its

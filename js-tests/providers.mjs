@@ -118,3 +118,12 @@ export function isRealUser(format, m) {
   }
 }
 
+
+/** Whether a message carries a cache breakpoint (`cacheBreakpoints`), in any format that
+ * takes them: `cache_control` on a block, `providerOptions` / a part's `providerMetadata`. */
+export function hasCacheMark(m) {
+  const mark = (x) => x !== null && typeof x === "object" &&
+    (x.cache_control != null || x.providerOptions?.anthropic?.cacheControl != null || x.providerMetadata?.anthropic?.cacheControl != null);
+  const content = m.content ?? m.parts ?? m.kwargs?.content ?? m.data?.content;
+  return mark(m) || (Array.isArray(content) && content.some(mark));
+}

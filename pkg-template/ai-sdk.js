@@ -72,6 +72,15 @@ function asPromptMessage(m) {
 }
 
 /**
+ * Whether a result differs from its input: reduced, or with `cacheBreakpoints` marked (a
+ * marked message is a copy, in `rewritten`).
+ * @param {{ reduced: boolean, rewritten: number[] }} result
+ */
+function changed(result) {
+  return result.reduced || result.rewritten.length > 0;
+}
+
+/**
  * A `LanguageModelMiddleware` that reduces every call's prompt (`params.prompt`, generate
  * and stream alike) before the model sees it. System messages stay (`keepSystem`); the
  * tools' schemas and a JSON response schema are counted into `reservedTokens` unless the
@@ -89,7 +98,7 @@ export function contextWindowMiddleware(config) {
       if (params.responseFormat && params.responseFormat.type === "json" && params.responseFormat.schema) outside.push(params.responseFormat);
       const callOptions = reserving(options, userReserved, () => outsideTokens(outside, options));
       const result = await reduce(params.prompt, callOptions);
-      return result.reduced ? { ...params, prompt: result.messages.map(asPromptMessage) } : params;
+      return changed(result) ? { ...params, prompt: result.messages.map(asPromptMessage) } : params;
     },
   };
 }
@@ -110,7 +119,7 @@ export function contextWindowStep(config) {
     const outside = instructions === undefined || instructions === null ? [] : [instructions];
     const stepOptions = reserving(options, userReserved, () => outsideTokens(outside, options));
     const result = await reduce(messages, stepOptions);
-    return result.reduced ? { messages: result.messages } : undefined;
+    return changed(result) ? { messages: result.messages } : undefined;
   };
 }
 

@@ -69,6 +69,10 @@ function requestTokens(request, options) {
  * With `config.store`, every offload is written there and the middleware registers
  * `contextReloadTool(store)`, so the model can fetch what a preview stands for.
  *
+ * With `cacheBreakpoints`, the marks are on what each model call is sent only: in
+ * `mode: "state"` the state keeps the messages themselves (a mark kept there would count
+ * against the four of every later call).
+ *
  * @param {import("./langchain.js").ContextWindowMiddlewareConfig} config
  */
 export function contextWindowMiddleware(config) {
@@ -76,14 +80,20 @@ export function contextWindowMiddleware(config) {
   const userReserved = options.reservedTokens !== undefined && options.reservedTokens !== null;
   const tools = options.store !== undefined && options.store !== null ? [contextReloadTool(options.store)] : [];
   if (mode === "state") {
+    const marking = options.cacheBreakpoints === true;
+    const stored = marking ? { ...options, cacheBreakpoints: false } : options;
     return createMiddleware({
       name: "ContextWindowMiddleware",
       tools,
       beforeModel: async (state) => {
-        const result = await reduce(state.messages, options);
+        const result = await reduce(state.messages, stored);
         if (!result.reduced) return undefined;
         return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...result.messages] };
       },
+      // (The state is below the triggers by now: this only marks what the call is sent.)
+      ...(marking && {
+        wrapModelCall: async (request, handler) => handler({ ...request, messages: (await reduce(request.messages, options)).messages }),
+      }),
     });
   }
   return createMiddleware({
@@ -93,7 +103,8 @@ export function contextWindowMiddleware(config) {
       const reservedTokens = userReserved ? 0 : requestTokens(request, options);
       const callOptions = reservedTokens > 0 ? { ...options, reservedTokens } : options;
       const result = await reduce(request.messages, callOptions);
-      return handler(result.reduced ? { ...request, messages: result.messages } : request);
+      // (A result marked for `cacheBreakpoints` is a change too.)
+      return handler(result.reduced || result.rewritten.length > 0 ? { ...request, messages: result.messages } : request);
     },
   });
 }

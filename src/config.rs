@@ -142,6 +142,8 @@ pub struct Config {
     pub on_over_budget: OnOverBudget,
     /// The most one summarizer call is handed (`strategies::chunks`).
     pub summarizer_input_tokens: f64,
+    /// Mark the output for provider prompt caching (`breakpoints.rs`).
+    pub cache_breakpoints: bool,
 }
 
 impl Default for Config {
@@ -178,6 +180,7 @@ impl Default for Config {
             current_round_ratio: 0.3,
             on_over_budget: OnOverBudget::BestEffort,
             summarizer_input_tokens: DEFAULT_SUMMARIZER_INPUT_TOKENS,
+            cache_breakpoints: false,
         }
     }
 }
@@ -314,7 +317,7 @@ impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
     /// test checks it). The boundary reads them all in one pass, in this order, from the
     /// list build.rs generates from the same constant.
-    pub const OPTION_NAMES: [&'static str; 37] = crate::contract::OPTION_NAMES;
+    pub const OPTION_NAMES: [&'static str; 38] = crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -599,6 +602,9 @@ impl Config {
                     "an object with get(key) and set(key, value)",
                 ))
             }
+        }
+        if let Some(b) = r.boolean("cacheBreakpoints")? {
+            c.cache_breakpoints = b;
         }
         Ok(c)
     }

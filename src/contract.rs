@@ -91,7 +91,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 37] = [
+    OPTION_NAMES: [&str; 38] = [
         "strategy",
         "format",
         "maxTokens",
@@ -129,6 +129,7 @@ contract! {
         "store",
         "summarizerInputTokens",
         "summaryCache",
+        "cacheBreakpoints",
     ];
 
     // The kind of an option's value, as `readOptions` reports it.
@@ -143,6 +144,13 @@ contract! {
     O_SYMBOL: u8 = 8;
     O_OTHER: u8 = 9;
     O_THREW: u8 = 10;
+
+    // What `breakpointSpots` reports of each output message (`breakpoints.rs`): how many
+    // cache breakpoints the caller put on it (up to 7), whether one can go on it, and
+    // whether it is a summary (read for the messages a reduction wrote).
+    SPOT_MARKS: u8 = 7;
+    SPOT_MARKABLE: u8 = 8;
+    SPOT_SUMMARY: u8 = 16;
 
     /// Output entries of a result at or above this are written messages (`NEW + k`).
     NEW: u32 = 0x8000_0000;

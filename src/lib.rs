@@ -25,6 +25,7 @@
 //! ```
 
 pub mod analysis;
+pub mod breakpoints;
 pub mod budget;
 pub mod calibration;
 pub mod config;

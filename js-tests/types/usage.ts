@@ -196,6 +196,7 @@ const config: ReduceConfig = {
   onOverBudget: "bestEffort",
   onEvent: (e: ReduceEvent) => void events.push(e),
   summarizerInputTokens: 32_000,
+  cacheBreakpoints: true,
 };
 
 export async function main(wasmBytes: Uint8Array): Promise<void> {

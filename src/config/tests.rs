@@ -398,3 +398,15 @@ fn estimator_weights_apply_over_the_chosen_profile() {
         );
     }
 }
+
+#[test]
+fn cache_breakpoints_is_a_boolean_off_by_default() {
+    let with = |value: OptionValue| {
+        Config::from_pairs(&[("maxTokens", Number(100.0)), ("cacheBreakpoints", value)])
+    };
+    assert!(!with(Missing).unwrap().cache_breakpoints);
+    assert!(with(Bool(true)).unwrap().cache_breakpoints);
+    let e = with(Text("yes".into())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidConfig);
+    assert_eq!(e.field.as_deref(), Some("cacheBreakpoints"));
+}

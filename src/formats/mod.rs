@@ -71,6 +71,16 @@ impl Format {
     pub fn calls_follow_user_turns(self) -> bool {
         self == Format::Gemini
     }
+
+    /// Whether its messages can carry a provider's cache breakpoint (`cacheBreakpoints`):
+    /// Anthropic's `cache_control`, and the AI SDK's and LangChain's ways of passing it on.
+    /// OpenAI and Gemini cache prefixes without marks.
+    pub fn takes_cache_breakpoints(self) -> bool {
+        matches!(
+            self,
+            Format::Anthropic | Format::Vercel | Format::VercelUi | Format::LangChain
+        )
+    }
 }
 
 /// `config.format`: a named format or `"auto"` detection.

@@ -321,11 +321,17 @@ impl ChatHistory {
                 .history
                 .current(started)
                 .then(|| (finished.reading.clone(), messages.length()));
+            let result: &ReduceResult = finished.result.unchecked_ref();
             if let Some(n) = s.history.prepared(started, calls, r, tokens_before) {
                 s.trusted = None;
                 // The reduced history, then the messages pushed while the summarizer ran.
-                let result: &ReduceResult = finished.result.unchecked_ref();
                 let reduced = Array::from(&result.messages());
+                // (It holds the messages themselves; only what is sent carries breakpoints.)
+                if let Some((at, replaced)) = &finished.unmarked {
+                    for (k, &p) in at.iter().enumerate() {
+                        reduced.set(p, replaced.get(k as u32));
+                    }
+                }
                 for i in n as u32..s.messages.length() {
                     reduced.push(&s.messages.get(i));
                 }
@@ -337,7 +343,19 @@ impl ChatHistory {
                 let added = super::js::resolve_offloads(&s.offloaded, &result.offloaded());
                 Object::assign(&s.offloaded, &added);
             }
-            Ok(Array::from(&s.messages).into())
+            // What is sent: the working history with the result's breakpoints, where it still
+            // holds what they marked (a reduction another `prepare()` applied first moved it;
+            // messages pushed while this one ran come after its newest mark).
+            let sent = Array::from(&s.messages);
+            if let Some((at, replaced)) = &finished.unmarked {
+                let marked = result.messages();
+                for (k, &p) in at.iter().enumerate() {
+                    if Object::is(&sent.get(p), &replaced.get(k as u32)) {
+                        sent.set(p, marked.get(p));
+                    }
+                }
+            }
+            Ok(sent.into())
         });
         self.state.borrow_mut().preparing = Some(promise.clone());
         promise

@@ -224,6 +224,24 @@ extern "C" {
         events: &Array,
     ) -> JsValue;
 
+    /// `cacheBreakpoints`: per output message, its caller's breakpoints, whether one can go
+    /// on it, and whether it is a summary (the `SPOT_*` bits of `contract`).
+    #[wasm_bindgen(catch, js_name = breakpointSpots)]
+    pub fn breakpoint_spots(
+        reading: &Reading,
+        messages: &Array,
+        spots: &mut [u8],
+    ) -> Result<(), JsValue>;
+    /// Marks a result's messages at `positions` with copies (`inputs`: the input index each
+    /// held as it was, or `u32::MAX`): the messages they replaced.
+    #[wasm_bindgen(catch, js_name = markBreakpoints)]
+    pub fn mark_breakpoints(
+        reading: &Reading,
+        result: &JsValue,
+        positions: &[u32],
+        inputs: &[u32],
+    ) -> Result<Array, JsValue>;
+
     pub fn now() -> f64;
     #[wasm_bindgen(catch)]
     pub fn emit(on_event: &JsValue, event: &Object) -> Result<(), JsValue>;

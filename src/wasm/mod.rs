@@ -4,6 +4,7 @@
 //! needs in one loop, and results are built from the input objects themselves
 //! (`js/results.js`).
 
+mod breakpoints;
 mod decode;
 mod encode;
 mod estimating;
@@ -126,7 +127,8 @@ pub fn reduce_sync(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), true)?;
     let (transcript, reading) = decode_for_reduction(messages, &call)?;
     let transcript = decode::as_output(transcript, &reading, &call)?;
-    let result = reduce_now(&call, &transcript, &reading)?.result;
+    let finished = reduce_now(&call, &transcript, &reading)?;
+    let result = breakpoints::mark(&call, &transcript, &reading, finished)?.result;
     // (A store whose writes are asynchronous: `result.stored` is their promise.)
     if let Some(pending) = store_offloads(&call, &result)? {
         decode::set(result.unchecked_ref(), "stored", pending);
@@ -155,6 +157,10 @@ pub(crate) struct Finished {
     pub reading: Reading,
     /// Whether it owed the estimate of messages the reduction did not need (`estimating`).
     owing: bool,
+    /// With `cacheBreakpoints`: where in the result's `messages` marked copies stand, and
+    /// the messages they replaced, in order (a `ChatHistory` keeps these, and sends the
+    /// copies).
+    pub unmarked: Option<(Vec<u32>, Array)>,
 }
 
 impl Finished {
@@ -168,6 +174,7 @@ impl Finished {
             reduction,
             reading: reading.clone(),
             owing: reading.pending(),
+            unmarked: None,
         }
     }
 
@@ -347,6 +354,7 @@ impl Started {
             _ => reduce_now(&call, &transcript, &reading),
         };
         let finished = result.map_err(|e| summarize::ended_with(&call, &transcript, started, e))?;
+        let finished = breakpoints::mark(&call, &transcript, &reading, finished)?;
         // Every offload is in the store before the result is returned (SPEC §4 `store`).
         if let Some(pending) = store_offloads(&call, &finished.result)? {
             wasm_bindgen_futures::JsFuture::from(pending).await?;
@@ -366,7 +374,7 @@ impl Prepared {
 
     /// The reading, when the reduction would return the messages unchanged and tell no one:
     /// no trigger fires and there are no orphans (`crate::should_reduce`, as every strategy
-    /// decides it), no `onEvent` to tell, no `summaryCache` to look up. Found with the
+    /// decides it), no `onEvent` to tell, no `summaryCache` to look up, no breakpoints to mark. Found with the
     /// structure kept for the messages (a history that grew extends it).
     pub fn unchanged(&self) -> Option<&Reading> {
         let Started {
@@ -378,6 +386,7 @@ impl Prepared {
         let callbacks = &call.callbacks;
         if callbacks.on_event.is_function()
             || callbacks.summary_cache.is_object()
+            || call.config.cache_breakpoints
             || Array::is_array(&callbacks.token_counts)
             || t.uncounted != 0.0
         {

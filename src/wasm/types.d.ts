@@ -274,6 +274,14 @@ export interface ReduceConfig<M = Message> {
    * `reduce` over the same oldest messages reuses one instead of asking the summarizer, as
    * `ChatHistory` keeps its own. A `get` or `set` that throws or rejects is a miss. */
   summaryCache?: SummaryCache;
+  /** Anthropic prompt caching: the output marks the end of the stable prefix (the system
+   * messages and summary that open it) and the newest message with a cache breakpoint, as
+   * copies (`rewritten`): `cache_control` on a content block (`anthropic`, LangChain),
+   * `providerOptions.anthropic.cacheControl` (AI SDK `ModelMessage`), a text part's
+   * `providerMetadata.anthropic.cacheControl` (`UIMessage`). At most 4 with the caller's
+   * own. Ignored in the formats of providers that cache without marks (OpenAI, Gemini).
+   * Default false. */
+  cacheBreakpoints?: boolean;
 }
 
 /** Where `summaryCache` keeps summaries: any object with these two methods. */
