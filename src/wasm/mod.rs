@@ -333,16 +333,30 @@ impl Started {
             wrapping,
         } = self;
         let started = js::now();
+        // (Each strategy's future boxed: its state machine stays its own, not inlined in
+        // this one.)
         let result = match call.config.strategy {
             Strategy::Progressive if call.config.needs_summarizer() => {
-                progressive::reduce(&call, &transcript, &reading, wrapping).await
+                boxed(progressive::reduce(&call, &transcript, &reading, wrapping)).await
             }
             Strategy::Summarize if call.callbacks.summary_cache.is_object() => {
-                summarize::reduce_with_cache(&call, &transcript, &reading, wrapping).await
+                boxed(summarize::reduce_with_cache(
+                    &call,
+                    &transcript,
+                    &reading,
+                    wrapping,
+                ))
+                .await
             }
             Strategy::Summarize => {
-                summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping, None)
-                    .await
+                boxed(summarize::reduce_with_summarizer(
+                    &call,
+                    &transcript,
+                    &reading,
+                    wrapping,
+                    None,
+                ))
+                .await
             }
             _ => reduce_now(&call, &transcript, &reading),
         };
@@ -353,6 +367,13 @@ impl Started {
         }
         Ok(finished)
     }
+}
+
+type Reducing<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Finished, JsValue>> + 'a>>;
+
+fn boxed<'a>(f: impl std::future::Future<Output = Result<Finished, JsValue>> + 'a) -> Reducing<'a> {
+    Box::pin(f)
 }
 
 /// What `ChatHistory.prepare` reduces: its messages read with the history's [`Call`] (its
