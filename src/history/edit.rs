@@ -41,12 +41,20 @@ pub struct Edit {
 
 /// The cover of the originals `range`.
 pub fn span(range: Range<u32>) -> Cover {
-    std::iter::once(range).filter(|r| r.start < r.end).collect()
+    if range.start < range.end {
+        vec![range]
+    } else {
+        Cover::new()
+    }
 }
 
 /// The union of covers (normalized).
 pub fn union<'a>(covers: impl IntoIterator<Item = &'a Cover>) -> Cover {
-    let mut ranges: Vec<Range<u32>> = covers.into_iter().flatten().cloned().collect();
+    // (A plain loop: the generic part of each caller's copy stays small.)
+    let mut ranges = Cover::new();
+    for cover in covers {
+        ranges.extend_from_slice(cover);
+    }
     normalize(&mut ranges);
     ranges
 }

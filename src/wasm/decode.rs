@@ -198,8 +198,14 @@ fn callback_slot<'a>(callbacks: &'a mut Callbacks, key: &str) -> Option<&'a mut 
 }
 
 pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
+    set_value(target, key, &value.into());
+}
+
+/// [`set`]'s body, once (not once per type of value).
+#[inline(never)]
+fn set_value(target: &Object, key: &str, value: &JsValue) {
     // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(target, &JsValue::from_str(key), &value.into());
+    let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
 /// Reads `messages` into a transcript, estimating what has no exact count. The reading
