@@ -129,10 +129,12 @@ pub fn read_cover(flat: &[f64], originals: usize) -> Option<(Cover, bool)> {
 
 /// A cover written out for a state.
 pub fn flat(cover: &Cover) -> Vec<f64> {
-    cover
-        .iter()
-        .flat_map(|r| [r.start as f64, r.end as f64])
-        .collect()
+    let mut out = Vec::with_capacity(2 * cover.len());
+    for r in cover {
+        out.push(r.start as f64);
+        out.push(r.end as f64);
+    }
+    out
 }
 
 impl History {

@@ -112,16 +112,16 @@ impl History {
             messages,
             original,
             counts: Some(self.counts.clone()),
-            covers: Some(
-                self.covers
-                    .iter()
-                    .zip(&self.own)
-                    .map(|(c, &own)| match (own, c.first()) {
+            covers: Some({
+                let mut covers = Vec::with_capacity(self.covers.len());
+                for (c, &own) in self.covers.iter().zip(&self.own) {
+                    covers.push(match (own, c.first()) {
                         (true, Some(r)) => vec![r.start as f64],
                         _ => super::edit::flat(c),
-                    })
-                    .collect(),
-            ),
+                    });
+                }
+                covers
+            }),
             events,
             offloaded,
             stats: SavedStats {

@@ -522,16 +522,18 @@ pub fn analyze(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let (transcript, _) = decode_messages(messages, &call)?;
     let a = analysis::analyze(&transcript, &call.config);
-    let m = &a.messages;
-    let roles: Vec<u8> = m.iter().map(|m| m.role.code()).collect();
-    let tokens: Vec<f64> = m.iter().map(|m| m.tokens).collect();
-    let groups: Vec<u32> = m.iter().map(|m| m.group as u32).collect();
-    let rounds: Vec<u32> = m.iter().map(|m| m.round as u32).collect();
-    let protections: Vec<u8> = m.iter().map(|m| m.protected.code()).collect();
-    let marks: Vec<u8> = m
-        .iter()
-        .map(|m| u8::from(m.summary) | u8::from(m.real_user) << 1)
-        .collect();
+    // (One loop filling the columns: smaller in the module than a collect for each.)
+    let n = a.messages.len();
+    let (mut roles, mut tokens, mut groups) = (vec![0u8; n], vec![0.0; n], vec![0u32; n]);
+    let (mut rounds, mut protections, mut marks) = (vec![0u32; n], vec![0u8; n], vec![0u8; n]);
+    for (k, m) in a.messages.iter().enumerate() {
+        roles[k] = m.role.code();
+        tokens[k] = m.tokens;
+        groups[k] = m.group as u32;
+        rounds[k] = m.round as u32;
+        protections[k] = m.protected.code();
+        marks[k] = u8::from(m.summary) | u8::from(m.real_user) << 1;
+    }
     let role_names: Array = (0..=u8::MAX)
         .map_while(Role::from_code)
         .map(|r| JsValue::from_str(r.name()))
