@@ -466,14 +466,15 @@ fn noted_tokens(t: &Transcript, noted: &[u32]) -> f64 {
 }
 
 fn describe_targets(targets: &Targets) -> String {
-    let mut parts = Vec::new();
+    let mut out = String::new();
     if let Some(t) = targets.tokens {
-        parts.push(cat(&["targetTokens ", &show(t)]));
+        out = cat(&["targetTokens ", &show(t)]);
     }
     if let Some(m) = targets.messages {
-        parts.push(cat(&["targetMessages ", &show(m as f64)]));
+        let sep = if out.is_empty() { "" } else { ", " };
+        out = cat(&[&out, sep, "targetMessages ", &show(m as f64)]);
     }
-    crate::error::join(parts, ", ")
+    out
 }
 
 #[cfg(test)]
