@@ -250,9 +250,12 @@ pub fn as_output(
     if s.orphans == 0 {
         return Ok(t);
     }
-    let stray: Vec<u32> = (0..t.len() as u32)
-        .filter(|&i| s.orphan[i as usize] == Structure::STRAY)
-        .collect();
+    let mut stray = Vec::new();
+    for (i, &mark) in s.orphan.iter().enumerate().take(t.len()) {
+        if mark == Structure::STRAY {
+            stray.push(i as u32);
+        }
+    }
     if stray.is_empty() {
         return Ok(t);
     }
