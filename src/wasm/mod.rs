@@ -534,14 +534,16 @@ pub fn analyze(
         protections[k] = m.protected.code();
         marks[k] = u8::from(m.summary) | u8::from(m.real_user) << 1;
     }
-    let role_names: Array = (0..=u8::MAX)
-        .map_while(Role::from_code)
-        .map(|r| JsValue::from_str(r.name()))
-        .collect();
-    let protection_names: Array = Protection::ALL
-        .iter()
-        .map(|p| JsValue::from_str(p.name().unwrap_or("")))
-        .collect();
+    let (role_names, protection_names) = (Array::new(), Array::new());
+    for code in 0..=u8::MAX {
+        let Some(role) = Role::from_code(code) else {
+            break;
+        };
+        role_names.push(&JsValue::from_str(role.name()));
+    }
+    for p in Protection::ALL {
+        protection_names.push(&JsValue::from_str(p.name().unwrap_or("")));
+    }
     let totals = [
         a.total_tokens,
         a.groups as f64,
