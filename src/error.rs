@@ -183,7 +183,9 @@ fn digits(mut v: u64, width: usize, out: &mut String) {
         buf[at] = b'0' + (v % 10) as u8;
         v /= 10;
     }
-    out.extend(buf[at..].iter().map(|&b| b as char));
+    for &b in &buf[at..] {
+        out.push(b as char);
+    }
 }
 
 #[cfg(test)]

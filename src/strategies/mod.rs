@@ -117,9 +117,13 @@ impl Reduction {
     }
 
     pub fn indices(&self, fate: Fate) -> Vec<u32> {
-        (0..self.fate.len() as u32)
-            .filter(|&i| self.fate[i as usize] == fate)
-            .collect()
+        let mut out = Vec::new();
+        for (i, &f) in self.fate.iter().enumerate() {
+            if f == fate {
+                out.push(i as u32);
+            }
+        }
+        out
     }
 
     /// The input indices of each fate, in `Fate` order (kept, dropped, summarized,

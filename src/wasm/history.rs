@@ -586,7 +586,11 @@ impl ChatHistory {
             offloaded: part(3).dyn_into::<Object>().ok(),
             counts: (numbers[7] == 1.0).then(|| {
                 let counts = boundary::saved_counts(&parts);
-                counts.into_iter().map(Some).collect()
+                let mut out = Vec::with_capacity(counts.len());
+                for c in counts {
+                    out.push(Some(c));
+                }
+                out
             }),
             covers: part(5).dyn_into::<Array>().ok().map(|covers| {
                 // (Plain loops: smaller in the module than nested collects.)
