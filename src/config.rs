@@ -294,11 +294,12 @@ impl Reader<'_, '_> {
         match names().position(|n| n == s) {
             Some(k) => Ok(Some(k)),
             None => {
-                let names: Vec<String> = names().map(|n| cat(&["\"", n, "\""])).collect();
-                Err(ReduceError::config(
-                    key,
-                    cat(&[key, " \"", &s, "\" is not one of ", &join(names, ", ")]),
-                ))
+                let mut list = cat(&[key, " \"", &s, "\" is not one of "]);
+                for (k, n) in names().enumerate() {
+                    let sep = if k > 0 { ", \"" } else { "\"" };
+                    list = cat(&[&list, sep, n, "\""]);
+                }
+                Err(ReduceError::config(key, list))
             }
         }
     }
@@ -444,7 +445,7 @@ impl Config {
                                 "estimatorWeights has no class \"",
                                 &name,
                                 "\"; the classes are ",
-                                &join(Weights::NAMES, ", "),
+                                &join(&Weights::NAMES, ", "),
                             ]),
                         ));
                     };

@@ -112,13 +112,13 @@ impl ReduceError {
 
 /// `parts` one after another with `sep` between them (a plain loop: smaller in the wasm
 /// build than the standard library's generic `join`).
-pub fn join<S: AsRef<str>>(parts: impl IntoIterator<Item = S>, sep: &str) -> String {
+pub fn join(parts: &[&str], sep: &str) -> String {
     let mut out = String::new();
-    for (k, part) in parts.into_iter().enumerate() {
+    for (k, part) in parts.iter().enumerate() {
         if k > 0 {
             out.push_str(sep);
         }
-        out.push_str(part.as_ref());
+        out.push_str(part);
     }
     out
 }
@@ -183,7 +183,9 @@ fn digits(mut v: u64, width: usize, out: &mut String) {
         buf[at] = b'0' + (v % 10) as u8;
         v /= 10;
     }
-    out.extend(buf[at..].iter().map(|&b| b as char));
+    for &b in &buf[at..] {
+        out.push(b as char);
+    }
 }
 
 #[cfg(test)]

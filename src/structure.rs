@@ -175,11 +175,11 @@ impl Structure {
         // answers a call before it.
         let first_link = t.links.partition_point(|l| (l.message as usize) < start);
         let links = &t.links[first_link..];
-        s.orphan_links.extend(
-            self.orphan_links
-                .iter()
-                .filter(|&&k| (k as usize) < first_link),
-        );
+        for &k in &self.orphan_links {
+            if (k as usize) < first_link {
+                s.orphan_links.push(k);
+            }
+        }
         let round = start.checked_sub(1).map_or(0, |i| self.round_of[i]);
         s.build(t, start, links, round)?;
         Some(s)
@@ -215,7 +215,10 @@ impl Structure {
         };
         // reach[i - start]: the last message that must stay with message i (itself, the
         // results of its calls, the message after it when it attaches to it).
-        let mut reach: Vec<u32> = (start as u32..n as u32).collect();
+        let mut reach = vec![0u32; n - start];
+        for (k, r) in reach.iter_mut().enumerate() {
+            *r = (start + k) as u32;
+        }
         let mut linked = vec![false; n - start];
         // Until the pass over the messages, orphan[i]: whether message i has a result whose
         // call is not before it (ORPHANED), a call no result answers (DANGLING), a link that

@@ -40,7 +40,10 @@ fn distance(a: &[u8], b: &[u8]) -> usize {
     let same = |x: u8, y: u8| x.eq_ignore_ascii_case(&y);
     // Three rows of the table: the one before last, the last, and the one being filled.
     let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut last: Vec<usize> = vec![0; b.len() + 1];
+    for (j, slot) in last.iter_mut().enumerate() {
+        *slot = j;
+    }
     let mut row: Vec<usize> = vec![0; b.len() + 1];
     for i in 1..=a.len() {
         row[0] = i;

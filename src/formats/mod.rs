@@ -99,14 +99,14 @@ impl FormatChoice {
         Format::from_name(name)
             .map(FormatChoice::Named)
             .ok_or_else(|| {
-                let names: Vec<String> = Format::ALL.iter().map(|f| f.name().into()).collect();
+                let names = Format::ALL.map(Format::name);
                 ReduceError::config(
                     "format",
                     crate::error::cat(&[
                         "format \"",
                         name,
                         "\" is not known; use \"auto\" or one of: ",
-                        &crate::error::join(names, ", "),
+                        &crate::error::join(&names, ", "),
                     ]),
                 )
             })

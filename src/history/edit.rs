@@ -41,12 +41,20 @@ pub struct Edit {
 
 /// The cover of the originals `range`.
 pub fn span(range: Range<u32>) -> Cover {
-    std::iter::once(range).filter(|r| r.start < r.end).collect()
+    if range.start < range.end {
+        vec![range]
+    } else {
+        Cover::new()
+    }
 }
 
 /// The union of covers (normalized).
 pub fn union<'a>(covers: impl IntoIterator<Item = &'a Cover>) -> Cover {
-    let mut ranges: Vec<Range<u32>> = covers.into_iter().flatten().cloned().collect();
+    // (A plain loop: the generic part of each caller's copy stays small.)
+    let mut ranges = Cover::new();
+    for cover in covers {
+        ranges.extend_from_slice(cover);
+    }
     normalize(&mut ranges);
     ranges
 }
@@ -121,10 +129,12 @@ pub fn read_cover(flat: &[f64], originals: usize) -> Option<(Cover, bool)> {
 
 /// A cover written out for a state.
 pub fn flat(cover: &Cover) -> Vec<f64> {
-    cover
-        .iter()
-        .flat_map(|r| [r.start as f64, r.end as f64])
-        .collect()
+    let mut out = Vec::with_capacity(2 * cover.len());
+    for r in cover {
+        out.push(r.start as f64);
+        out.push(r.end as f64);
+    }
+    out
 }
 
 impl History {
@@ -162,18 +172,17 @@ impl History {
         let end = removed.end.min(self.originals);
         let removed = removed.start.min(end) as u32..end as u32;
         let latest = latest_user(original, &removed).filter(|&j| (j as usize) < self.originals);
-        let mut stays: Vec<bool> = self
-            .covers
-            .iter()
-            .zip(&self.own)
+        let mut stays = Vec::with_capacity(self.covers.len());
+        for (c, &own) in self.covers.iter().zip(&self.own) {
             // (A message that covers nothing, of a state with messages but no `original`,
             // goes with any edit.)
-            .map(|(c, &own)| {
-                let hides_latest = !own && latest.is_some_and(|j| intersects(c, &(j..j + 1)));
-                !c.is_empty() && !intersects(c, &removed) && !hides_latest
-            })
-            .collect();
-        let before: Vec<Entry> = (0..self.len() as u32).map(Entry::Kept).collect();
+            let hides_latest = !own && latest.is_some_and(|j| intersects(c, &(j..j + 1)));
+            stays.push(!c.is_empty() && !intersects(c, &removed) && !hides_latest);
+        }
+        let mut before = Vec::with_capacity(self.len());
+        for i in 0..self.len() as u32 {
+            before.push(Entry::Kept(i));
+        }
         let opened_on_user = starts_on_user_required(original, config)
             && self.opening(&before, original, working).1 == Some(true);
         let entries = loop {
@@ -205,24 +214,27 @@ impl History {
                 .count(),
             entries,
         };
-        let mut own = Vec::with_capacity(edit.entries.len());
-        let (counts, covers) = edit
-            .entries
-            .iter()
-            .map(|e| match *e {
+        // (One loop for the three: smaller in the module than `unzip`.)
+        let n = edit.entries.len();
+        let (mut counts, mut covers, mut own) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for e in &edit.entries {
+            match *e {
                 Entry::Kept(i) => {
                     own.push(self.own[i as usize]);
-                    (
-                        self.counts[i as usize],
-                        remap(&self.covers[i as usize], &removed),
-                    )
+                    counts.push(self.counts[i as usize]);
+                    covers.push(remap(&self.covers[i as usize], &removed));
                 }
                 Entry::Restored(j) => {
                     own.push(true);
-                    (None, remap(&span(j..j + 1), &removed))
+                    counts.push(None);
+                    covers.push(remap(&span(j..j + 1), &removed));
                 }
-            })
-            .unzip();
+            }
+        }
         self.counts = counts;
         self.covers = covers;
         self.own = own;

@@ -157,18 +157,6 @@ impl History {
         self.over_budget = r.over_budget;
         let applies = r.reduced && self.current(p);
         if applies {
-            // A message kept as it was keeps its count; one the reduction wrote (a summary,
-            // a preview, a copy without orphans) has none.
-            let mut counts: Vec<Option<f64>> = r
-                .output
-                .iter()
-                .map(|slot| match *slot {
-                    Slot::Input(i) => self.counts.get(i as usize).copied().flatten(),
-                    Slot::New(_) | Slot::Cleaned(_) => None,
-                })
-                .collect();
-            counts.extend_from_slice(&self.counts[p.len..]);
-            self.counts = counts;
             // A message the reduction wrote may stand for anything it summarized or rewrote,
             // and a note of the current turn for the steps it names (a copy without orphans
             // too: its calls' results went with them). What it dropped without a trace is
@@ -191,26 +179,38 @@ impl History {
             } else {
                 changed
             };
-            let mut covers: Vec<Cover> = r
-                .output
-                .iter()
-                .map(|slot| match *slot {
-                    Slot::Input(i) => inputs.get(i as usize).cloned().unwrap_or_default(),
-                    Slot::Cleaned(i) => union(inputs.get(i as usize).into_iter().chain([&changed])),
-                    Slot::New(_) => changed.clone(),
-                })
-                .collect();
+            // A message kept as it was keeps its count, cover and ownership; one the
+            // reduction wrote (a summary, a preview, a copy without orphans) has no count
+            // and is no original. (One loop for the three: smaller than three collects.)
+            let n = r.output.len() + self.counts.len().saturating_sub(p.len);
+            let (mut counts, mut covers, mut own) = (
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+            );
+            for slot in &r.output {
+                let (count, cover, owned) = match *slot {
+                    Slot::Input(i) => (
+                        self.counts.get(i as usize).copied().flatten(),
+                        inputs.get(i as usize).cloned().unwrap_or_default(),
+                        self.own.get(i as usize).copied().unwrap_or(false),
+                    ),
+                    Slot::Cleaned(i) => (
+                        None,
+                        union(inputs.get(i as usize).into_iter().chain([&changed])),
+                        false,
+                    ),
+                    Slot::New(_) => (None, changed.clone(), false),
+                };
+                counts.push(count);
+                covers.push(cover);
+                own.push(owned);
+            }
+            counts.extend_from_slice(&self.counts[p.len..]);
             covers.extend_from_slice(&self.covers[p.len..]);
-            self.covers = covers;
-            let mut own: Vec<bool> = r
-                .output
-                .iter()
-                .map(|slot| match *slot {
-                    Slot::Input(i) => self.own.get(i as usize).copied().unwrap_or(false),
-                    Slot::New(_) | Slot::Cleaned(_) => false,
-                })
-                .collect();
             own.extend_from_slice(&self.own[p.len..]);
+            self.counts = counts;
+            self.covers = covers;
             self.own = own;
             self.generation = self.generation.wrapping_add(1);
             self.stats.record(tokens_before, r.tokens_after);

@@ -14,7 +14,7 @@
 //! `original`) are about object identity, made and read by the boundary's JavaScript.
 //! Version 1 differs only there: it wrote every offloaded original out.
 
-use super::edit::{read_cover, span, Cover};
+use super::edit::{read_cover, span};
 use super::usage::MAX_COUNT;
 use super::{History, Stats};
 use crate::calibration;
@@ -112,16 +112,16 @@ impl History {
             messages,
             original,
             counts: Some(self.counts.clone()),
-            covers: Some(
-                self.covers
-                    .iter()
-                    .zip(&self.own)
-                    .map(|(c, &own)| match (own, c.first()) {
+            covers: Some({
+                let mut covers = Vec::with_capacity(self.covers.len());
+                for (c, &own) in self.covers.iter().zip(&self.own) {
+                    covers.push(match (own, c.first()) {
                         (true, Some(r)) => vec![r.start as f64],
                         _ => super::edit::flat(c),
-                    })
-                    .collect(),
-            ),
+                    });
+                }
+                covers
+            }),
             events,
             offloaded,
             stats: SavedStats {
@@ -151,16 +151,28 @@ impl History {
     ) -> History {
         let mut history = History::new(len, formats);
         history.originals = originals;
-        let covers: Option<Vec<(Cover, bool)>> = state
+        // (Plain loops: smaller in the module than collects into an `Option` and `unzip`.)
+        history.covers.clear();
+        history.own.clear();
+        for f in state
             .covers
             .as_ref()
             .filter(|c| c.len() == len)
-            .and_then(|c| c.iter().map(|f| read_cover(f, originals)).collect());
-        let all = || (span(0..originals as u32), false);
-        (history.covers, history.own) = covers
-            .unwrap_or_else(|| vec![all(); len])
             .into_iter()
-            .unzip();
+            .flatten()
+        {
+            let Some((cover, own)) = read_cover(f, originals) else {
+                history.covers.clear();
+                history.own.clear();
+                break;
+            };
+            history.covers.push(cover);
+            history.own.push(own);
+        }
+        if history.covers.len() != len {
+            history.covers = vec![span(0..originals as u32); len];
+            history.own = vec![false; len];
+        }
         if let Some(counts) = &state.counts {
             for (slot, &c) in history.counts.iter_mut().zip(counts) {
                 *slot = count(c);

@@ -30,16 +30,14 @@ pub fn spread(estimates: &[f64], input_tokens: f64) -> Vec<f64> {
     }
     let factor = input_tokens / total;
     let (mut running, mut before) = (0.0, 0.0);
-    estimates
-        .iter()
-        .map(|e| {
-            running += e;
-            let upto = (running * factor).round();
-            let share = upto - before;
-            before = upto;
-            share
-        })
-        .collect()
+    let mut shares = Vec::with_capacity(estimates.len());
+    for e in estimates {
+        running += e;
+        let upto = (running * factor).round();
+        shares.push(upto - before);
+        before = upto;
+    }
+    shares
 }
 
 #[cfg(test)]

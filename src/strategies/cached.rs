@@ -40,17 +40,16 @@ pub fn with_cached(r: Reduction, cached: Cached, written: u32, tokens_before: f6
     fate.extend_from_slice(&r.fate[..at.min(r.fate.len())]);
     fate.extend(std::iter::repeat_n(covered, cached.covered as usize));
     fate.extend_from_slice(r.fate.get(at + 1..).unwrap_or(&[]));
-    let output = r
-        .output
-        .iter()
-        .map(|&slot| match slot {
+    let mut output = r.output;
+    for slot in &mut output {
+        *slot = match *slot {
             Slot::Input(j) if j == cached.at => Slot::New(written),
             Slot::Cleaned(j) if j == cached.at => Slot::New(written),
             Slot::Input(j) => Slot::Input(cached.input(j)),
             Slot::Cleaned(j) => Slot::Cleaned(cached.input(j)),
             new => new,
-        })
-        .collect();
+        };
+    }
     let trace = r.trace.map(|mut trace| {
         for i in &mut trace.messages {
             *i = cached.input(*i);

@@ -117,9 +117,13 @@ impl Reduction {
     }
 
     pub fn indices(&self, fate: Fate) -> Vec<u32> {
-        (0..self.fate.len() as u32)
-            .filter(|&i| self.fate[i as usize] == fate)
-            .collect()
+        let mut out = Vec::new();
+        for (i, &f) in self.fate.iter().enumerate() {
+            if f == fate {
+                out.push(i as u32);
+            }
+        }
+        out
     }
 
     /// The input indices of each fate, in `Fate` order (kept, dropped, summarized,
@@ -466,14 +470,15 @@ fn noted_tokens(t: &Transcript, noted: &[u32]) -> f64 {
 }
 
 fn describe_targets(targets: &Targets) -> String {
-    let mut parts = Vec::new();
+    let mut out = String::new();
     if let Some(t) = targets.tokens {
-        parts.push(cat(&["targetTokens ", &show(t)]));
+        out = cat(&["targetTokens ", &show(t)]);
     }
     if let Some(m) = targets.messages {
-        parts.push(cat(&["targetMessages ", &show(m as f64)]));
+        let sep = if out.is_empty() { "" } else { ", " };
+        out = cat(&[&out, sep, "targetMessages ", &show(m as f64)]);
     }
-    crate::error::join(parts, ", ")
+    out
 }
 
 #[cfg(test)]

@@ -58,12 +58,14 @@ pub fn plan(
     config: &Config,
 ) -> Option<SummaryPlan> {
     let mut protection = protection.to_vec();
-    let replaces: Vec<u32> = match config.summary_mode {
-        SummaryMode::Single => (0..t.len() as u32)
-            .filter(|&i| t.messages[i as usize].is_summary())
-            .collect(),
-        SummaryMode::Layered => Vec::new(),
-    };
+    let mut replaces = Vec::new();
+    if config.summary_mode == SummaryMode::Single {
+        for (i, m) in t.messages.iter().enumerate() {
+            if m.is_summary() {
+                replaces.push(i as u32);
+            }
+        }
+    }
     for &i in &replaces {
         let g = s.group_of[i as usize] as usize;
         if protection[g] == Protection::Summary {

@@ -58,9 +58,10 @@ pub fn count_decisive(
     // What stays whatever the counts: the protected groups, and every group after the
     // prefix a truncate may remove.
     let end = prefix_end(t, &s, &p);
-    let stays: Vec<bool> = (0..s.groups.len())
-        .map(|g| p[g].is_protected() || g >= end)
-        .collect();
+    let mut stays = vec![false; s.groups.len()];
+    for (g, stay) in stays.iter_mut().enumerate() {
+        *stay = p[g].is_protected() || g >= end;
+    }
     let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
         count(indices, t);
         for &i in indices {
@@ -68,7 +69,11 @@ pub fn count_decisive(
         }
     };
     let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
-        out.extend(s.groups[g].range().filter(|&i| !known[i]).map(|i| i as u32));
+        for i in s.groups[g].range() {
+            if !known[i] {
+                out.push(i as u32);
+            }
+        }
     };
     // (As `Structure::of` sums them: without the orphans that go whole.)
     let kept = |i: &usize| s.orphan[*i] != Structure::ORPHAN;

@@ -198,8 +198,14 @@ fn callback_slot<'a>(callbacks: &'a mut Callbacks, key: &str) -> Option<&'a mut 
 }
 
 pub fn set(target: &Object, key: &str, value: impl Into<JsValue>) {
+    set_value(target, key, &value.into());
+}
+
+/// [`set`]'s body, once (not once per type of value).
+#[inline(never)]
+fn set_value(target: &Object, key: &str, value: &JsValue) {
     // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(target, &JsValue::from_str(key), &value.into());
+    let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
 /// Reads `messages` into a transcript, estimating what has no exact count. The reading
@@ -244,9 +250,12 @@ pub fn as_output(
     if s.orphans == 0 {
         return Ok(t);
     }
-    let stray: Vec<u32> = (0..t.len() as u32)
-        .filter(|&i| s.orphan[i as usize] == Structure::STRAY)
-        .collect();
+    let mut stray = Vec::new();
+    for (i, &mark) in s.orphan.iter().enumerate().take(t.len()) {
+        if mark == Structure::STRAY {
+            stray.push(i as u32);
+        }
+    }
     if stray.is_empty() {
         return Ok(t);
     }

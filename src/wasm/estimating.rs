@@ -348,10 +348,12 @@ pub fn complete(reading: &Reading) -> f64 {
         return 0.0;
     }
     let mut raw = reading.raw();
-    let missing: Vec<u32> = (0..raw.len())
-        .filter(|&i| raw[i] < 0.0)
-        .map(|i| i as u32)
-        .collect();
+    let mut missing = Vec::new();
+    for (i, &r) in raw.iter().enumerate() {
+        if r < 0.0 {
+            missing.push(i as u32);
+        }
+    }
     est.estimate(reading, &missing, &mut raw);
     reading.set_raw(&raw);
     reading.set_pending(false);

@@ -604,18 +604,28 @@ impl ChatHistory {
             offloaded: part(3).dyn_into::<Object>().ok(),
             counts: (numbers[7] == 1.0).then(|| {
                 let counts = boundary::saved_counts(&parts);
-                counts.into_iter().map(Some).collect()
+                let mut out = Vec::with_capacity(counts.len());
+                for c in counts {
+                    out.push(Some(c));
+                }
+                out
             }),
             covers: part(5).dyn_into::<Array>().ok().map(|covers| {
-                covers
-                    .iter()
-                    .map(|c| {
-                        c.dyn_into::<Array>().map_or_else(
-                            |_| vec![f64::NAN],
-                            |c| c.iter().map(|n| n.as_f64().unwrap_or(f64::NAN)).collect(),
-                        )
-                    })
-                    .collect()
+                // (Plain loops: smaller in the module than nested collects.)
+                let mut out = Vec::with_capacity(covers.length() as usize);
+                for c in covers.iter() {
+                    let mut flat = Vec::new();
+                    match c.dyn_into::<Array>() {
+                        Ok(c) => {
+                            for n in c.iter() {
+                                flat.push(n.as_f64().unwrap_or(f64::NAN));
+                            }
+                        }
+                        Err(_) => flat.push(f64::NAN),
+                    }
+                    out.push(flat);
+                }
+                out
             }),
             stats: SavedStats {
                 reductions: number(0),

@@ -340,16 +340,30 @@ impl Started {
             wrapping,
         } = self;
         let started = js::now();
+        // (Each strategy's future boxed: its state machine stays its own, not inlined in
+        // this one.)
         let result = match call.config.strategy {
             Strategy::Progressive if call.config.needs_summarizer() => {
-                progressive::reduce(&call, &transcript, &reading, wrapping).await
+                boxed(progressive::reduce(&call, &transcript, &reading, wrapping)).await
             }
             Strategy::Summarize if call.callbacks.summary_cache.is_object() => {
-                summarize::reduce_with_cache(&call, &transcript, &reading, wrapping).await
+                boxed(summarize::reduce_with_cache(
+                    &call,
+                    &transcript,
+                    &reading,
+                    wrapping,
+                ))
+                .await
             }
             Strategy::Summarize => {
-                summarize::reduce_with_summarizer(&call, &transcript, &reading, wrapping, None)
-                    .await
+                boxed(summarize::reduce_with_summarizer(
+                    &call,
+                    &transcript,
+                    &reading,
+                    wrapping,
+                    None,
+                ))
+                .await
             }
             _ => reduce_now(&call, &transcript, &reading),
         };
@@ -361,6 +375,13 @@ impl Started {
         }
         Ok(finished)
     }
+}
+
+type Reducing<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Finished, JsValue>> + 'a>>;
+
+fn boxed<'a>(f: impl std::future::Future<Output = Result<Finished, JsValue>> + 'a) -> Reducing<'a> {
+    Box::pin(f)
 }
 
 /// What `ChatHistory.prepare` reduces: its messages read with the history's [`Call`] (its
@@ -510,24 +531,28 @@ pub fn analyze(
     let call = decode_config(&config.unwrap_or(JsValue::UNDEFINED), false)?;
     let (transcript, _) = decode_messages(messages, &call)?;
     let a = analysis::analyze(&transcript, &call.config);
-    let m = &a.messages;
-    let roles: Vec<u8> = m.iter().map(|m| m.role.code()).collect();
-    let tokens: Vec<f64> = m.iter().map(|m| m.tokens).collect();
-    let groups: Vec<u32> = m.iter().map(|m| m.group as u32).collect();
-    let rounds: Vec<u32> = m.iter().map(|m| m.round as u32).collect();
-    let protections: Vec<u8> = m.iter().map(|m| m.protected.code()).collect();
-    let marks: Vec<u8> = m
-        .iter()
-        .map(|m| u8::from(m.summary) | u8::from(m.real_user) << 1)
-        .collect();
-    let role_names: Array = (0..=u8::MAX)
-        .map_while(Role::from_code)
-        .map(|r| JsValue::from_str(r.name()))
-        .collect();
-    let protection_names: Array = Protection::ALL
-        .iter()
-        .map(|p| JsValue::from_str(p.name().unwrap_or("")))
-        .collect();
+    // (One loop filling the columns: smaller in the module than a collect for each.)
+    let n = a.messages.len();
+    let (mut roles, mut tokens, mut groups) = (vec![0u8; n], vec![0.0; n], vec![0u32; n]);
+    let (mut rounds, mut protections, mut marks) = (vec![0u32; n], vec![0u8; n], vec![0u8; n]);
+    for (k, m) in a.messages.iter().enumerate() {
+        roles[k] = m.role.code();
+        tokens[k] = m.tokens;
+        groups[k] = m.group as u32;
+        rounds[k] = m.round as u32;
+        protections[k] = m.protected.code();
+        marks[k] = u8::from(m.summary) | u8::from(m.real_user) << 1;
+    }
+    let (role_names, protection_names) = (Array::new(), Array::new());
+    for code in 0..=u8::MAX {
+        let Some(role) = Role::from_code(code) else {
+            break;
+        };
+        role_names.push(&JsValue::from_str(role.name()));
+    }
+    for p in Protection::ALL {
+        protection_names.push(&JsValue::from_str(p.name().unwrap_or("")));
+    }
     let totals = [
         a.total_tokens,
         a.groups as f64,

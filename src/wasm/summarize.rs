@@ -378,28 +378,33 @@ pub async fn reduce_with_cache(
     let text = js_sys::Reflect::get(&found, &JsValue::from_str("text"))
         .ok()
         .and_then(|e| e.dyn_into::<JsString>().ok());
-    let (Some(end), Some(text)) = (end, text) else {
-        let cache = CacheUse { keys, hit: None };
-        return reduce_with_summarizer(call, t, reading, wrapping, Some(&cache)).await;
+    // (One call below, awaited at one point: the history with the cached summary in place,
+    // or the input as it is.)
+    let (replaced, hit) = match (end, text) {
+        (Some(end), Some(text)) => {
+            let summary = summary_message(call, reading, &text);
+            let items = substitute(reading, leading, end as u32, &summary);
+            let (t2, reading2) = decode_for_reduction(&items, call)?;
+            let t2 = super::decode::as_output(t2, &reading2, call)?;
+            let hit = Hit {
+                t,
+                reading,
+                cached: Cached {
+                    at: leading,
+                    covered: end as u32 - leading,
+                },
+                summary,
+            };
+            (Some((t2, reading2)), Some(hit))
+        }
+        _ => (None, None),
     };
-    let summary = summary_message(call, reading, &text);
-    let items = substitute(reading, leading, end as u32, &summary);
-    let (t2, reading2) = decode_for_reduction(&items, call)?;
-    let t2 = super::decode::as_output(t2, &reading2, call)?;
-    let hit = Hit {
-        t,
-        reading,
-        cached: Cached {
-            at: leading,
-            covered: end as u32 - leading,
-        },
-        summary,
+    let cache = CacheUse { keys, hit };
+    let (t, reading) = match &replaced {
+        Some((t2, reading2)) => (&**t2, reading2),
+        None => (t, reading),
     };
-    let cache = CacheUse {
-        keys,
-        hit: Some(hit),
-    };
-    reduce_with_summarizer(call, &t2, &reading2, wrapping, Some(&cache)).await
+    reduce_with_summarizer(call, t, reading, wrapping, Some(&cache)).await
 }
 
 /// How many system messages open `t`.
@@ -481,14 +486,45 @@ pub async fn reduce_with_summarizer(
         set(e, "tokens", input.total_tokens());
     })?;
     hand_orphans_of(reading, t);
-    let plan = match plan_summary(t, config)? {
-        SummaryStep::Done(r) => return finish_noted(call, reading, t, cache, r, started).await,
-        SummaryStep::Summarize(plan) => plan,
+    // (Every way ends in one call of `finish_cached`, awaited at one point: what it takes.)
+    let (r, writings, events, text) = match plan_summary(t, config)? {
+        SummaryStep::Done(r) => noted(with_note(call, reading, t, r)?),
+        SummaryStep::Summarize(plan) => summarized(call, reading, t, wrapping, plan).await?,
     };
+    finish_cached(
+        call,
+        reading,
+        t,
+        cache,
+        r,
+        writings,
+        events,
+        started,
+        text.as_ref(),
+    )
+    .await
+}
+
+/// What [`reduce_with_summarizer`] hands [`finish_cached`]: the reduction, what it wrote,
+/// its events, and the new summary's text (stored when there is a cache).
+type Summarized = (Reduction, Writings, Array, Option<JsString>);
+
+fn noted((r, writings, events): (Reduction, Writings, Array)) -> Summarized {
+    (r, writings, events, None)
+}
+
+/// [`reduce_with_summarizer`] for a `plan` to summarize.
+async fn summarized(
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    wrapping: f64,
+    mut plan: crate::SummaryPlan,
+) -> Result<Summarized, JsValue> {
+    let config = &call.config;
     // What must stay leaves no room for a summary beside it: the target is missed anyway,
     // and a summary of what may go still saves tokens (`overBudget`); unless the config asks
     // for an error, or a summary would save nothing: then what truncate does.
-    let mut plan = plan;
     let squeezed = plan.limit - wrapping - 1.0 < 1.0;
     if squeezed && config.on_over_budget != OnOverBudget::Error && plan.over_budget_limit > 0.0 {
         plan.limit = plan.over_budget_limit;
@@ -496,7 +532,7 @@ pub async fn reduce_with_summarizer(
     }
     if plan.limit < 0.0 {
         let r = crate::fallback(t, config)?;
-        return finish_noted(call, reading, t, cache, r, started).await;
+        return Ok(noted(with_note(call, reading, t, r)?));
     }
     // What the summarizer is asked for: its aim, but no more than is left for the text
     // within the limit (less the wrapping, and a token for the rounding).
@@ -553,11 +589,7 @@ pub async fn reduce_with_summarizer(
                     if !answer.usage.is_undefined() {
                         set(&e, "usage", answer.usage.clone());
                     }
-                    let text = Some(&answer.text);
-                    return finish_cached(
-                        call, reading, t, cache, r, writings, events, started, text,
-                    )
-                    .await;
+                    return Ok((r, writings, events, Some(answer.text)));
                 }
             }
         }
@@ -573,20 +605,7 @@ pub async fn reduce_with_summarizer(
     for e in core_events(&r).iter() {
         events.push(&e);
     }
-    finish_cached(call, reading, t, cache, r, writings, events, started, None).await
-}
-
-/// [`finish_plain`] through [`finish_cached`].
-async fn finish_noted(
-    call: &Call,
-    reading: &Reading,
-    t: &Transcript,
-    cache: Option<&CacheUse<'_>>,
-    r: Reduction,
-    started: f64,
-) -> Result<Finished, JsValue> {
-    let (r, writings, events) = with_note(call, reading, t, r)?;
-    finish_cached(call, reading, t, cache, r, writings, events, started, None).await
+    Ok((r, writings, events, None))
 }
 
 /// [`finish`] for a reduction that wrote nothing but, maybe, the current turn's note.
