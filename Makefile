@@ -28,10 +28,12 @@ check native unit wasm-node wasm-browser package e2e: setup
 serve: build
 	node www/serve.mjs --port $${PORT:-8080} --pkg pkg
 
-# Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run).
+# Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run); what
+# a long agent session's last prompt still holds, by strategy (bench/retention.mjs).
 bench: build
 	node bench/run.mjs
 	node bench/stateless.mjs
+	node bench/retention.mjs
 
 # The token estimator against OpenAI's tokenizers (gpt-tokenizer) on a local corpus.
 accuracy: build

@@ -498,7 +498,7 @@ fn run_progressive(
         let action = p.next_action();
         let tokens = match &action {
             Action::Finish => break,
-            Action::Offload { .. } => preview,
+            Action::Offload { .. } | Action::Clear { .. } => preview,
             Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
             Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
             Action::Rewrite { target_tokens, .. } => *target_tokens,
@@ -549,7 +549,7 @@ fn read_back(
             Slot::New(k) => {
                 let (action, tokens) = &done[k as usize];
                 match action {
-                    Action::Offload { message } => {
+                    Action::Offload { message } | Action::Clear { message } => {
                         let mut m = t.messages[*message as usize];
                         m.flags |= flags::PREVIEW;
                         m.tokens = *tokens;
@@ -593,7 +593,9 @@ fn read_back(
         .map(|slot| match *slot {
             Slot::Input(i) | Slot::Cleaned(i) => Some(i),
             Slot::New(k) => match done[k as usize].0 {
-                Action::Offload { message } | Action::Rewrite { message, .. } => Some(message),
+                Action::Offload { message }
+                | Action::Clear { message }
+                | Action::Rewrite { message, .. } => Some(message),
                 _ => None,
             },
         })

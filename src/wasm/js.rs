@@ -245,6 +245,8 @@ extern "C" {
         preview_chars: u32,
         tokens: f64,
     ) -> Written;
+    #[wasm_bindgen(js_name = clearToolResult)]
+    pub fn clear_tool_result(reading: &Reading, index: u32, tokens: f64) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
     /// What the summarizer is handed of message `index` when it is too large for one call:

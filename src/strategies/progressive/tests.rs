@@ -35,6 +35,7 @@ fn run(t: &Transcript, config: &Config) -> (Reduction, Vec<Action>) {
             Action::Finish => break,
             Action::CompressRun { messages } => 20.0 * messages.len() as f64,
             Action::Offload { .. } => 70.0,
+            Action::Clear { .. } => 25.0,
             Action::SummarizeRounds { .. } => 100.0,
             Action::Rewrite { target_tokens, .. } => *target_tokens,
         };
@@ -126,7 +127,7 @@ fn summarizer_stages_run_only_when_the_light_ones_are_not_enough() {
 
 #[test]
 fn stage_4_summarizes_the_oldest_rounds_until_the_target_is_met() {
-    // Ten chat rounds of 400 tokens (no tools, nothing large): only stage 4 can help. A
+    // Ten chat rounds of 400 tokens (no tools, nothing large — as set): only stage 4 can help. A
     // summary is 100 tokens here (`run`).
     let mut t = Transcript::new(Format::OpenAi);
     t.push(MessageInfo::new(Role::System, 50.0));
@@ -138,6 +139,7 @@ fn stage_4_summarizes_the_oldest_rounds_until_the_target_is_met() {
         let c = config(&[
             ("maxTokens", Number(4000.0)),
             ("targetTokens", Number(target)),
+            ("largeMessageTokens", Number(1250.0)),
             ("summaryMaxTokens", Number(100.0)),
             ("summarizer", crate::config::OptionValue::Function),
         ]);
@@ -187,6 +189,7 @@ fn stage_4_cuts_between_groups_where_a_group_spans_two_rounds() {
     let c = config(&[
         ("maxTokens", Number(total - 1.0)),
         ("targetTokens", Number(total - 700.0)),
+        ("largeMessageTokens", Number(1250.0)),
         ("summaryMaxTokens", Number(100.0)),
         ("summarizer", crate::config::OptionValue::Function),
     ]);
@@ -372,6 +375,7 @@ fn single_mode_replaces_the_earlier_summary_and_the_limits_are_what_is_replaced(
     let pairs = |mode: &str| {
         config(&[
             ("maxTokens", Number(300.0)),
+            ("largeMessageTokens", Number(1250.0)),
             ("summarizer", crate::config::OptionValue::Function),
             ("summaryMode", crate::config::OptionValue::Text(mode.into())),
         ])
