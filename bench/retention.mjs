@@ -97,7 +97,8 @@ function session(seed) {
       size += line.length + 1;
     }
     if (!head) {
-      // Deep: between a third of the way in and the end, never in the first 400 characters.
+      // Deep: from a third of the way in to the end, and at least four lines in (past the
+      // head a preview shows).
       const at = Math.max(Math.min(lines.length - 1, 4), int(Math.floor(lines.length / 3), lines.length - 1));
       lines.splice(at, 0, `record ${code} confirmed`);
     }
@@ -155,16 +156,16 @@ function extractive(estimateTokens) {
 // ---- the replay -------------------------------------------------------------------------
 
 const STRATEGIES = [
-  { name: "truncate", config: { strategy: "truncate" } },
-  { name: "priority", config: { strategy: "priority" } },
-  { name: "summarize (extractive summarizer)", config: { strategy: "summarize" }, summarizer: true },
-  { name: "progressive, no summarizer", config: { strategy: "progressive" } },
-  { name: "progressive (extractive summarizer)", config: { strategy: "progressive" }, summarizer: true },
+  { key: "truncate", name: "truncate", config: { strategy: "truncate" } },
+  { key: "priority", name: "priority", config: { strategy: "priority" } },
+  { key: "summarize", name: "summarize (extractive summarizer)", config: { strategy: "summarize" }, summarizer: true },
+  { key: "progressive", name: "progressive, no summarizer", config: { strategy: "progressive" } },
+  { key: "progressive+summarizer", name: "progressive (extractive summarizer)", config: { strategy: "progressive" }, summarizer: true },
 ];
 /** At the small window: the thresholds that follow the target against the fixed ones. */
 const SMALL_STRATEGIES = [
   ...STRATEGIES.filter((x) => !x.summarizer),
-  { name: "progressive, fixed 1250 / 6", config: { strategy: "progressive", largeMessageTokens: 1250, minToolRun: 6 } },
+  { key: "progressive-fixed", name: "progressive, fixed 1250 / 6", config: { strategy: "progressive", largeMessageTokens: 1250, minToolRun: 6 } },
 ];
 
 /** How many of the last prompts the mean is over. */
@@ -232,7 +233,7 @@ async function replay(chr, s, strategy, window) {
   history.push(LAST_QUESTION);
   await prepare();
   const mean = means.reduce((a, x) => a + x, 0) / means.length;
-  return { strategy: strategy.name, prompts, ms, reductions: history.stats().reductions, ...last, mean };
+  return { key: strategy.key, strategy: strategy.name, prompts, ms, reductions: history.stats().reductions, ...last, mean };
 }
 
 async function measure(entry, s, strategies, window) {
@@ -273,8 +274,8 @@ function printSmall(rows) {
 }
 
 function targets(rows, planted, base) {
-  const by = (name) => rows.find((r) => r.strategy === name);
-  const truncate = by("truncate"), priority = by("priority"), progressive = by("progressive, no summarizer");
+  const by = (key) => rows.find((r) => r.key === key);
+  const truncate = by("truncate"), priority = by("priority"), progressive = by("progressive");
   const headReached = progressive.byPlace.visible.toolHead + progressive.byPlace.reloadable.toolHead;
   const { held, reached } = progressive.heads;
   const lines = [
@@ -290,11 +291,9 @@ function targets(rows, planted, base) {
   if (base) {
     // Every figure of the other strategies as the baseline build's (the same session).
     const others = rows.filter((r) => r !== progressive);
-    const worse = others.filter((r) => {
-      const b = base.find((x) => x.strategy === r.strategy);
-      return r.visible + r.reloadable < b.visible + b.reloadable || r.perKAll < b.perKAll - 1e-9;
-    });
-    const ratios = others.map((r) => `${r.strategy.split(" ")[0].replace(",", "")}${r.strategy.includes("extractive") && r.strategy.startsWith("progressive") ? "+summarizer" : ""} ${(r.perKAll / base.find((x) => x.strategy === r.strategy).perKAll).toFixed(2)}×`).join(", ");
+    const before = (r) => base.find((b) => b.key === r.key);
+    const worse = others.filter((r) => r.visible + r.reloadable < before(r).visible + before(r).reloadable || r.perKAll < before(r).perKAll - 1e-9);
+    const ratios = others.map((r) => `${r.key} ${(r.perKAll / before(r).perKAll).toFixed(2)}×`).join(", ");
     lines.push(["no regression of the other rows against CHR_BASE (facts per 1k, this build's / the baseline's)", ratios, worse.length === 0]);
   } else {
     lines.push(["no regression of the other strategies", "set CHR_BASE=<an older package> to compare", undefined]);
