@@ -204,6 +204,20 @@ test("ChatHistory with progressive: old results are cleared turn after turn, eve
   for (const m of sent.filter((o) => o.role === "tool")) assert.ok(calls.has(m.tool_call_id));
 });
 
+test("what the model reloaded is not compressed, cleared or offloaded again, in a small window's runs of two as well", () => {
+  const big = "the original log line\n".repeat(300);
+  const input = [{ role: "user", content: "Reload the log." },
+    { role: "assistant", content: null, tool_calls: [{ id: "r1", type: "function", function: { name: "context_reload", arguments: '{"id":"ctx_0123456789abcdef"}' } }] },
+    { role: "tool", tool_call_id: "r1", content: big },
+    { role: "assistant", content: "It says the original log line, many times." },
+    ...readingSession(6).slice(1)];
+  // A 3,000-token window: minToolRun 2, largeMessageTokens 120.
+  const r = reduceSync(input, { strategy: "progressive", maxTokens: 3000 });
+  assert.ok(r.events.some((e) => e.type === "toolRuns"), r.events.map((e) => e.type).join());
+  assert.ok(!r.rewritten.includes(2) && !Object.values(r.offloaded).flat().includes(input[2]), "the reload's result is no original of an offload");
+  assert.ok(r.kept.includes(2) || r.dropped.includes(2));
+});
+
 test("keepToolResults: a whole number ≥ 0, named when it is wrong or misspelt", () => {
   const input = readingSession(3);
   for (const [value, says] of [[-1, "≥ 0"], [1.5, "whole number"], ["3", "a number"]]) {

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { clearToolResult, compressRun, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { clearToolResult, compressRun, holdsReload, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -325,6 +325,8 @@ test("a result of context_reload is not offloaded or rewritten again: the model 
     assert.ok(offloadMessage(r, 3, 50, 500).message, `${format}: another tool's result is offloaded`);
     assert.equal(clearToolResult(r, 2, 500).message, undefined, `${format}: nor cleared`);
     assert.ok(clearToolResult(r, 3, 500).message, `${format}: another tool's result is cleared`);
+    assert.equal(holdsReload(r, [1, 2]), true, `${format}: a run with it is not compressed`);
+    assert.equal(holdsReload(r, [3]), false, format);
   }
 });
 

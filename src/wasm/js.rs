@@ -261,6 +261,8 @@ extern "C" {
     /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
     #[wasm_bindgen(js_name = resolveOffloads)]
     pub fn resolve_offloads(known: &Object, added: &Object) -> Object;
+    #[wasm_bindgen(js_name = holdsReload)]
+    pub fn holds_reload(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = compressRun)]
     pub fn compress_run(
         reading: &Reading,

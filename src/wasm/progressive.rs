@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
-    clear_tool_result, compress_run, now, offload_message, pick, rewrite_with_summary, Reading,
-    Written,
+    clear_tool_result, compress_run, holds_reload, now, offload_message, pick,
+    rewrite_with_summary, Reading, Written,
 };
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
@@ -52,6 +52,8 @@ fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Opt
             let w = clear_tool_result(reading, *message, tokens);
             rewritten(reading, w, *message)
         }
+        // (What the model asked back stays as it is: a digest of it would have it reload again.)
+        Action::CompressRun { messages } if holds_reload(reading, messages) => None,
         Action::CompressRun { messages } => {
             let w = compress_run(reading, messages, preview, JsValue::UNDEFINED);
             Some(Made {
@@ -199,6 +201,7 @@ pub async fn reduce(
         let made = match &action {
             Action::Finish => break,
             Action::Offload { .. } | Action::Clear { .. } => light(reading, t, call, &action),
+            Action::CompressRun { messages } if holds_reload(reading, messages) => None,
             Action::CompressRun { messages } => {
                 let target = messages
                     .iter()

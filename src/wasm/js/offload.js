@@ -226,6 +226,12 @@ function answersReload(reading, index) {
   return answered.some((id) => ids.has(id));
 }
 
+/** Whether one of the messages at `indices` answers a `context_reload` call: a tool run that
+ * holds one is not compressed (stage 1), as the result is not offloaded or cleared. */
+export function holdsReload(reading, indices) {
+  return indices.some((i) => answersReload(reading, i));
+}
+
 /** Stages 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
  * without its orphan results, as every copy written for it); none for a reload's result. */
 export function offloadMessage(reading, index, previewChars, tokens) {
