@@ -29,11 +29,12 @@ serve: build
 	node www/serve.mjs --port $${PORT:-8080} --pkg pkg
 
 # Speed against the JavaScript peers, in one process (BENCH_QUICK=1 for a short run); what a
-# long agent session costs with prompt caching.
+# long agent session costs with prompt caching; what its last prompt still holds, by strategy.
 bench: build
 	node bench/run.mjs
 	node bench/stateless.mjs
 	node bench/cost.mjs
+	node bench/retention.mjs
 
 # The token estimator's profiles against their tokenizers (OpenAI's, Gemma's, Llama 3's) on a local corpus.
 accuracy: build

@@ -125,7 +125,7 @@ for (const sdk of SDKS) {
       const seen = {};
       const { model, prompts } = reloadingModel(sdk, seen);
       const result = await run({
-        model: wrapLanguageModel({ model, middleware: contextWindowMiddleware({ strategy: "progressive", maxTokens: 6000, store }) }),
+        model: wrapLanguageModel({ model, middleware: contextWindowMiddleware({ strategy: "progressive", maxTokens: 6000, minToolRun: 6, store }) }),
         ...sdk.system("You are brief."),
         messages: history(),
         tools: { context_reload: contextReloadTool(store) },
@@ -216,8 +216,8 @@ for (const sdk of SDKS) {
       return JSON.stringify(prompts[0]);
     };
     assert.ok(estimateTokens(history, { format: "vercel" }) < 4000, "the messages alone fit");
-    assert.ok((await shown({ strategy: "progressive", maxTokens: 6000 })).includes("[offloaded"), "with the tools counted, they do not");
-    assert.ok((await shown({ strategy: "progressive", maxTokens: 6000, reservedTokens: 0 })).includes("END-OF-REPORT-1"));
+    assert.ok((await shown({ strategy: "progressive", maxTokens: 6000, minToolRun: 6 })).includes("[offloaded"), "with the tools counted, they do not");
+    assert.ok((await shown({ strategy: "progressive", maxTokens: 6000, minToolRun: 6, reservedTokens: 0 })).includes("END-OF-REPORT-1"));
     await assert.rejects(shown({ strategy: "progressive", maxTokens: 2000 }),
       (e) => reduceError("INVALID_CONFIG", "reservedTokens")(e) && /counted from what the call sends beside its messages/.test(e.message));
   });

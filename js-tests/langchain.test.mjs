@@ -21,7 +21,8 @@ function history() {
 }
 
 const textOf = (messages) => messages.map((m) => m.text).join("\n");
-const config = (mode, store) => ({ mode, strategy: "progressive", maxTokens: 6000, store });
+// (The tool run stays two messages: a preview, not a digest; see docs/options.md.)
+const config = (mode, store) => ({ mode, strategy: "progressive", maxTokens: 6000, minToolRun: 6, store });
 
 /** The model's side of the reload: it finds the preview's id, calls context_reload with it,
  * and answers from what came back. */
@@ -98,7 +99,7 @@ test(`mode "call" counts the system prompt and the tools' schemas against the bu
   const lookup = tool(async () => "nothing", { name: "lookup", description: "Looks things up. " + "It knows many things. ".repeat(400), schema: { type: "object", properties: { q: { type: "string" } } } });
   const shown = async (options) => {
     const model = fakeModel().respond(new AIMessage("ok"));
-    const agent = createAgent({ model, tools: [lookup], systemPrompt: "Be brief. ".repeat(300), middleware: [contextWindowMiddleware({ mode: "call", strategy: "progressive", maxTokens: 6000, ...options })] });
+    const agent = createAgent({ model, tools: [lookup], systemPrompt: "Be brief. ".repeat(300), middleware: [contextWindowMiddleware({ mode: "call", strategy: "progressive", maxTokens: 6000, minToolRun: 6, ...options })] });
     await agent.invoke({ messages: input });
     return textOf(model.calls[0].messages);
   };

@@ -128,6 +128,106 @@ test("progressive keeps the round summary it wrote and the current turn when the
   assert.equal((await reduce(r.messages, config)).reduced, false, "stable");
 });
 
+/** An agent chat: per turn a question, a call of read_file and its result of `chars`, an answer. */
+function readingSession(turns, chars = 1200) {
+  const m = [{ role: "system", content: "You read files." }];
+  for (let t = 0; t < turns; t++) {
+    m.push({ role: "user", content: `Question ${t}: what is in file ${t}?` });
+    m.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}`, type: "function", function: { name: "read_file", arguments: `{"path":"f${t}.txt"}` } }] });
+    m.push({ role: "tool", tool_call_id: `c${t}`, content: `file ${t}: ${"lorem ipsum dolor sit amet ".repeat(chars / 27)}` });
+    m.push({ role: "assistant", content: `File ${t} is lorem ipsum.` });
+  }
+  return m;
+}
+
+test("progressive without a summarizer clears old tool results before any group goes: the calls stay, each result a placeholder whose id reloads it", () => {
+  // Nothing large, no run of tool messages (at a small window these follow the target:
+  // here, the values of a large one): only stage clearToolResults helps.
+  const input = readingSession(10);
+  const before = estimateTokens(input);
+  const results = input.flatMap((m, i) => (m.role === "tool" ? [i] : []));
+  const cleared = (r) => r.messages.flatMap((m) => (m.role === "tool" && m.content.startsWith("[cleared ") ? [input.findIndex((o) => o.tool_call_id === m.tool_call_id)] : []));
+  const large = { strategy: "progressive", largeMessageTokens: 1250, minToolRun: 6 };
+  // Room for all but six results (a placeholder has some 25 tokens).
+  const config = { ...large, maxTokens: before - 1, targetTokens: Math.floor(before - 5.5 * (estimateTokens(input[3]) - 25)) };
+  const r = reduceSync(input, config);
+  assert.deepEqual(r.events.map((e) => e.type), ["clearToolResults"]);
+  assert.deepEqual(r.dropped, []);
+  assert.deepEqual(cleared(r), results.slice(0, 6), "the oldest first");
+  assert.deepEqual(r.rewritten, results.slice(0, 6));
+  for (const i of r.rewritten) {
+    const m = r.messages.find((o) => o.role === "tool" && o.tool_call_id === input[i].tool_call_id);
+    const [, tokens, id] = /^\[cleared (\d+) tokens as (ctx_[0-9a-f]{16})\]$/.exec(m.content);
+    assert.equal(Number(tokens), estimateTokens(input[i]));
+    assert.deepEqual(r.offloaded[id], [input[i]], "the id reloads the original");
+    assert.ok(r.messages.includes(input[i - 1]), "its call is sent as it was");
+  }
+  assert.ok(r.tokensAfter <= config.targetTokens);
+  assert.equal(reduceSync(r.messages, config).reduced, false, "stable");
+  // A lower target: every result but the newest three (keepToolResults), then groups go.
+  const low = reduceSync(input, { ...large, maxTokens: 1500 });
+  assert.deepEqual(low.events.map((e) => e.type), ["clearToolResults", "truncate"]);
+  assert.equal(low.events[0].messages, 7);
+  assert.deepEqual(low.messages.filter((m) => m.role === "tool" && !m.content.startsWith("[cleared ")), input.slice(-12).filter((m) => m.role === "tool").slice(-3));
+  // keepToolResults 0: the eighth oldest result may go too, and then no group has to.
+  const none = reduceSync(input, { ...large, maxTokens: 1500, keepToolResults: 0 });
+  assert.deepEqual(none.events.map((e) => [e.type, e.messages]), [["clearToolResults", 8]]);
+});
+
+test("ChatHistory with progressive: old results are cleared turn after turn, every id it names reloads, nothing else goes", async () => {
+  // A 30k window, with its default thresholds.
+  const all = readingSession(120, 2400);
+  const h = new ChatHistory({ strategy: "progressive", maxTokens: 30_000 }, [all[0]]);
+  for (let i = 1; i < all.length; i += 4) {
+    h.push(all[i]);
+    await h.prepare();
+    h.push(all[i + 1], all[i + 2]);
+    await h.prepare();
+    h.push(all[i + 3]);
+  }
+  const sent = h.messages;
+  assert.ok(estimateTokens(sent) <= 30_000);
+  // 120 turns of 80k tokens in all: with the old results cleared, none had to go.
+  assert.deepEqual([...new Set(h.events.map((e) => e.type))], ["clearToolResults"]);
+  assert.equal(sent.length, all.length);
+  assert.ok(h.events.some((e) => e.type === "clearToolResults"), h.events.map((e) => e.type).join());
+  const ids = [...new Set(JSON.stringify(sent).match(/ctx_[0-9a-f]{16}/g))];
+  assert.ok(ids.length > 3, `${ids.length} ids`);
+  for (const id of ids) {
+    const [original] = h.reload(id);
+    assert.ok(all.includes(original), "the pushed object");
+    const placeholder = sent.find((m) => m.tool_call_id === original.tool_call_id);
+    assert.match(placeholder.content, new RegExp(`^\\[cleared \\d+ tokens as ${id}\\]$`));
+  }
+  // Every result sent is whole or a placeholder, and each answers its call.
+  const calls = new Set(sent.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
+  for (const m of sent.filter((o) => o.role === "tool")) assert.ok(calls.has(m.tool_call_id));
+});
+
+test("what the model reloaded is not compressed, cleared or offloaded again, in a small window's runs of two as well", () => {
+  const big = "the original log line\n".repeat(300);
+  const input = [{ role: "user", content: "Reload the log." },
+    { role: "assistant", content: null, tool_calls: [{ id: "r1", type: "function", function: { name: "context_reload", arguments: '{"id":"ctx_0123456789abcdef"}' } }] },
+    { role: "tool", tool_call_id: "r1", content: big },
+    { role: "assistant", content: "It says the original log line, many times." },
+    ...readingSession(6).slice(1)];
+  // A 3,000-token window: minToolRun 2, largeMessageTokens 120.
+  const r = reduceSync(input, { strategy: "progressive", maxTokens: 3000 });
+  assert.ok(r.events.some((e) => e.type === "toolRuns"), r.events.map((e) => e.type).join());
+  assert.ok(!r.rewritten.includes(2) && !Object.values(r.offloaded).flat().includes(input[2]), "the reload's result is no original of an offload");
+  assert.ok(r.kept.includes(2) || r.dropped.includes(2));
+});
+
+test("keepToolResults: a whole number ≥ 0, named when it is wrong or misspelt", () => {
+  const input = readingSession(3);
+  for (const [value, says] of [[-1, "≥ 0"], [1.5, "whole number"], ["3", "a number"]]) {
+    assert.throws(() => reduceSync(input, { strategy: "progressive", maxTokens: 100, keepToolResults: value }),
+      (e) => e instanceof ReduceError && e.code === "INVALID_CONFIG" && e.field === "keepToolResults" && e.message.includes(says), String(value));
+  }
+  assert.throws(() => reduceSync(input, { strategy: "progressive", maxTokens: 100, keepToolResult: 2 }),
+    (e) => e.code === "INVALID_CONFIG" && /did you mean keepToolResults\?/.test(e.message));
+});
+
 test("progressive never edits reasoning: items and parts keep their text", () => {
   const big = "data ".repeat(3000);
   const vercel = [
@@ -181,7 +281,7 @@ test("progressive: a summary over its limit is a failed one (SUMMARY_TOO_LARGE, 
   agent.push({ role: "assistant", content: "done 1" }, { role: "user", content: "q2" });
   for (let i = 0; i < 2; i++) agent.push({ role: "assistant", content: null, tool_calls: [call("b" + i)] }, { role: "tool", tool_call_id: "b" + i, content: W(60) });
   const before = estimateTokens(agent);
-  const agentConfig = { strategy: "progressive", maxTokens: Math.floor(before * 0.9), summaryMaxTokens: 100, summarizer: async () => "verbose ".repeat(3000) };
+  const agentConfig = { strategy: "progressive", maxTokens: Math.floor(before * 0.9), largeMessageTokens: 1250, minToolRun: 6, summaryMaxTokens: 100, summarizer: async () => "verbose ".repeat(3000) };
   await assert.rejects(reduce(agent, { ...agentConfig, onSummarizerError: "throw" }), (e) => e.code === "SUMMARY_TOO_LARGE");
   const a = await reduce(agent, agentConfig);
   assert.ok(a.tokensAfter <= before, `${a.tokensAfter} ≤ ${before}`);
@@ -371,11 +471,12 @@ test("progressive: result.events lists a failed summary where it failed, after t
     history.push({ role: "assistant", content: `answer ${i}` });
   }
   const r = await reduce(history, {
-    strategy: "progressive", maxTokens: 1500,
+    strategy: "progressive", maxTokens: 1500, largeMessageTokens: 1250, minToolRun: 6,
     summarizer: async (req) => { if (req.kind === "round") throw new Error("no rounds today"); return "short summary"; },
   });
   const names = r.events.map((e) => (e.type === "summarizeFailed" ? `failed:${e.kind}` : e.type));
-  assert.deepEqual(names, ["offloadOld", "failed:round", "compressCurrentRound", "truncate"]);
+  // (Old results that stage 2 left whole are cleared once the round summary failed.)
+  assert.deepEqual(names, ["offloadOld", "failed:round", "clearToolResults", "compressCurrentRound", "truncate"]);
 });
 
 test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {

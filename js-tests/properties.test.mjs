@@ -320,6 +320,65 @@ test("calls that no result answers are gone from every output (the rest of their
   assert.ok(checked > Math.max(60, CASES / 4) * 0.7, `outputs checked against their provider's rules: ${checked}`);
 });
 
+/** The tool results message `m` of `format` holds (as the generator writes them). */
+function resultsIn(format, m) {
+  const parts = m.parts ?? (Array.isArray(m.content) ? m.content : []);
+  switch (format) {
+    case "openai": return m.role === "tool" ? 1 : 0;
+    case "langchain": return m.type === "tool" ? 1 : 0;
+    case "openai-responses": return m.type === "function_call_output" ? 1 : 0;
+    case "anthropic": return parts.filter((p) => p.type === "tool_result").length;
+    case "vercel": return parts.filter((p) => p.type === "tool-result").length;
+    case "vercel-ui": return parts.filter((p) => p.type.startsWith("tool-") && "output" in p).length;
+    case "gemini": return parts.filter((p) => p.functionResponse).length;
+  }
+}
+
+test("progressive's clearToolResults in every format: only old results, the newest keepToolResults whole, each reloads its original; accepted, accounted for, stable", async () => {
+  const { rand, int } = seeded(30);
+  const formats = Object.keys(write);
+  let clearedIn = new Set(), clearings = 0;
+  for (let k = 0; k < Math.max(70, CASES / 4); k++) {
+    const format = formats[k % formats.length];
+    const input = write[format](steps(rand, true), rand() < 0.5);
+    const total = estimateTokens(input);
+    const keepToolResults = int(5);
+    // Stages 1–3 kept out: what is not cleared, truncation drops.
+    const config = { strategy: "progressive", format, maxTokens: Math.max(40, Math.floor(total * (0.4 + rand() * 0.6))),
+      keepLast: int(3), keepToolResults, largeMessageTokens: 1e9, minToolRun: 1e6 };
+    const where = `case ${k}: ${format} ${JSON.stringify(config)}`;
+    const r = reduceSync(input, config);
+    let valid = true;
+    try { accepts[format](input); } catch { valid = false; }
+    if (valid) accepts[format](r.messages);
+    const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+    assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+    assert.ok(r.events.every((e) => ["clearToolResults", "truncate", "orphans"].includes(e.type)), `${where}: ${r.events.map((e) => e.type)}`);
+    // The messages holding the newest keepToolResults results; the latest user input.
+    let whole = input.length;
+    for (let newer = 0; whole > 0 && newer < keepToolResults;) newer += resultsIn(format, input[--whole]);
+    const lastUser = input.findLastIndex((m) => isRealUser(format, m));
+    const text = JSON.stringify(r.messages);
+    for (const [id, originals] of Object.entries(r.offloaded)) {
+      assert.equal(originals.length, 1, where);
+      const i = input.indexOf(originals[0]);
+      assert.ok(r.rewritten.includes(i), `${where}: ${id} is input ${i}, rewritten`);
+      assert.ok(resultsIn(format, input[i]) > 0, `${where}: ${i} holds results`);
+      assert.ok(i < whole, `${where}: ${i} holds one of the newest ${keepToolResults} results`);
+      assert.ok(i < lastUser, `${where}: ${i} is of the current turn`);
+      assert.ok(text.includes(`[cleared `) && text.includes(id), `${where}: the prompt names ${id}`);
+      clearedIn.add(format);
+      clearings++;
+    }
+    // Stable: the next reduction clears nothing more, over budget too.
+    const again = reduceSync(r.messages, config);
+    assert.deepEqual(again.offloaded, {}, `${where}: cleared again`);
+    if (!r.overBudget) assert.equal(again.reduced, false, `${where}: reduced again`);
+  }
+  assert.deepEqual([...clearedIn].sort(), [...formats].sort(), "every format had results cleared");
+  assert.ok(clearings > 50, `results cleared: ${clearings}`);
+});
+
 test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON round trips continue alike", async () => {
   const { ChatHistory } = await import("chat-history-reducer");
   const rand = rng(Number(process.env.PROPERTY_SEED ?? 7) + 1000);

@@ -19,7 +19,7 @@ function agent(turns) {
   return m;
 }
 
-const config = { strategy: "progressive", maxTokens: 6000 };
+const config = { strategy: "progressive", maxTokens: 6000, minToolRun: 6 };
 
 test("a Map as the store: every offload of reduceSync is in it when the result returns", () => {
   const store = new Map();

@@ -224,7 +224,7 @@ test("an offloaded message's preview is its text with whitespace runs collapsed,
     { role: "assistant", content: `answer ${k}` },
   ));
   for (let k = 0; k < 6; k++) input.push({ role: "user", content: `later ${k}` }, { role: "assistant", content: `reply ${k}` });
-  const r = reduceSync(input, { strategy: "progressive", maxTokens: 700, largeMessageTokens: 100, previewChars: 40 });
+  const r = reduceSync(input, { strategy: "progressive", maxTokens: 700, largeMessageTokens: 100, minToolRun: 6, previewChars: 40 });
   for (const [k, at] of [[0, 3], [1, 7]]) {
     assert.ok(r.rewritten.includes(at), `tool result ${k} offloaded (${r.events.map((e) => e.type)})`);
     const written = r.messages.find((m) => m.role === "tool" && m.tool_call_id === `c${k}`);
@@ -341,7 +341,7 @@ test("openai-responses: a tool result's output becomes the preview in the item's
   for (const [type, output, shaped] of cases) {
     const input = items(type, output);
     const total = estimateTokens(input);
-    const config = { strategy: "progressive", maxTokens: Math.floor(total * 0.8) };
+    const config = { strategy: "progressive", maxTokens: Math.floor(total * 0.8), minToolRun: 6 };
     const r = reduceSync(input, config);
     const where = `${type} ${Array.isArray(output) ? "of parts" : "string"}`;
     assert.deepEqual(r.rewritten, [3], `${where}: ${r.events.map((e) => `${e.type}:${e.tokensBefore}->${e.tokensAfter}`)}`);
@@ -356,7 +356,7 @@ test("openai-responses: a tool result's output becomes the preview in the item's
   }
   // A screenshot has no text to cut: it is not offloaded (nor claimed to be).
   const shot = items("computer_call_output", screenshot);
-  const s = reduceSync(shot, { strategy: "progressive", maxTokens: 600, largeMessageTokens: 100 });
+  const s = reduceSync(shot, { strategy: "progressive", maxTokens: 600, largeMessageTokens: 100, minToolRun: 6 });
   assert.ok(!s.rewritten.includes(3), JSON.stringify(s.events));
   assert.deepEqual(Object.keys(s.offloaded), []);
 });
@@ -423,7 +423,7 @@ test("a message whose size is in its tool calls is not offloaded in any format (
   };
   for (const [name, input] of Object.entries(cases)) {
     for (const keepLast of [1, 5]) {
-      const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, keepLast };
+      const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, minToolRun: 6, keepLast };
       const r = reduceSync(input, config);
       assert.ok(!r.rewritten.includes(1), `${name} keepLast ${keepLast}: the call is not rewritten`);
       assert.deepEqual(Object.keys(r.offloaded), [], `${name}: no original stored for a message that is not in the output as a preview`);
@@ -443,7 +443,7 @@ test("a preview never cuts an emoji (or any surrogate pair) in half", () => {
         { role: "assistant", content: "🙂 ".repeat(3000) },
         { role: "user", content: "next" },
       ];
-      const r = reduceSync(input, { strategy: "progressive", maxTokens: 1000, largeMessageTokens: 100, previewChars });
+      const r = reduceSync(input, { strategy: "progressive", maxTokens: 1000, largeMessageTokens: 100, minToolRun: 6, previewChars });
       assert.ok(r.rewritten.includes(2), "the tool result was previewed");
       for (const m of r.messages) {
         assert.ok(m.content === null || m.content.isWellFormed(), `previewChars ${previewChars}: ${JSON.stringify(m.content?.slice(-60))}`);
@@ -463,7 +463,7 @@ test("a large message with no text to carry a note (only a tool call) is not off
     { role: "user", content: "thanks" },
   ];
   for (const keepLast of [1, 5]) {
-    const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, keepLast };
+    const config = { strategy: "progressive", maxTokens: 200, largeMessageTokens: 100, minToolRun: 6, keepLast };
     const r = reduceSync(input(), config);
     assert.deepEqual(r.rewritten, [], `keepLast ${keepLast}: nothing rewritten`);
     assert.deepEqual(Object.keys(r.offloaded), [], "no original stored for a message that is not in the output as a preview");
@@ -580,7 +580,7 @@ test("a preview keeps the payload's shape: Gemini's response key, an AI SDK outp
   };
   for (const [format, [input, shape, expected]] of Object.entries(cases)) {
     for (const maxTokens of [1500, 60]) {
-      const config = { strategy: "progressive", maxTokens, keepLast: 3 };
+      const config = { strategy: "progressive", maxTokens, keepLast: 3, minToolRun: 6 };
       const r = await reduce(input, config);
       assert.deepEqual(r.rewritten, [2], format);
       const preview = r.messages[2];
@@ -831,7 +831,7 @@ test("a summary is a message its provider takes: a system one has string content
     { role: "assistant", content: "ok" },
   ];
   for (const strategy of ["summarize", "progressive"]) {
-    const r = await reduce(vercel, { strategy, format: "vercel", maxTokens: 400, summaryRole: "system", summarizer });
+    const r = await reduce(vercel, { strategy, format: "vercel", maxTokens: 400, largeMessageTokens: 1250, summaryRole: "system", summarizer });
     assert.equal(r.summary.role, "system");
     assert.equal(typeof r.summary.content, "string", JSON.stringify(r.summary));
   }

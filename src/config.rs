@@ -23,6 +23,17 @@ pub const DEFAULT_SUMMARY_MAX_TOKENS: f64 = 1000.0;
 /// few hundred thousand characters goes as an excerpt instead of whole.
 pub const DEFAULT_SUMMARIZER_INPUT_TOKENS: f64 = 32_000.0;
 
+/// `largeMessageTokens` and `minToolRun` at a large window: their defaults at a token target
+/// of 25,000 and more (a 32k window or larger). Below, they shrink with the target
+/// ([`Config::large_message_default`], [`Config::min_tool_run_default`]).
+pub const LARGE_MESSAGE_TOKENS: f64 = 1250.0;
+pub const MIN_TOOL_RUN: usize = 6;
+
+/// `keepToolResults` unless set: the newest tool results that `progressive`'s stage
+/// `clearToolResults` leaves whole, as Anthropic's context editing (`keep`) and LangChain's
+/// `ClearToolUsesEdit` keep by default.
+pub const KEEP_TOOL_RESULTS: usize = 3;
+
 /// An option's value as the caller gave it, before validation. The boundary turns
 /// JavaScript values into these; tests build them directly.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,6 +149,8 @@ pub struct Config {
     pub large_message_tokens: f64,
     pub preview_chars: usize,
     pub min_tool_run: usize,
+    /// `progressive`: the newest tool results its stage `clearToolResults` leaves whole.
+    pub keep_tool_results: usize,
     pub current_round_ratio: f64,
     pub on_over_budget: OnOverBudget,
     /// The most one summarizer call is handed (`strategies::chunks`).
@@ -174,9 +187,10 @@ impl Default for Config {
             summary_max_tokens: None,
             on_summarizer_error: OnSummarizerError::Fallback,
             timeout_ms: None,
-            large_message_tokens: 1250.0,
+            large_message_tokens: LARGE_MESSAGE_TOKENS,
             preview_chars: 200,
-            min_tool_run: 6,
+            min_tool_run: MIN_TOOL_RUN,
+            keep_tool_results: KEEP_TOOL_RESULTS,
             current_round_ratio: 0.3,
             on_over_budget: OnOverBudget::BestEffort,
             summarizer_input_tokens: DEFAULT_SUMMARIZER_INPUT_TOKENS,
@@ -318,7 +332,8 @@ impl Config {
     /// Every option, in the order the parser reads them (whatever their values: a native
     /// test checks it). The boundary reads them all in one pass, in this order, from the
     /// list build.rs generates from the same constant.
-    pub const OPTION_NAMES: [&'static str; 38] = crate::contract::OPTION_NAMES;
+    pub const OPTION_NAMES: [&'static str; crate::contract::OPTION_NAMES.len()] =
+        crate::contract::OPTION_NAMES;
 
     /// Parses and validates options; `read(key)` gives the value of one option. A config
     /// for reducing must set a trigger.
@@ -555,14 +570,13 @@ impl Config {
             OptionValue::Missing | OptionValue::Object(_) => {}
             other => return Err(other.wrong("signal", "an AbortSignal")),
         }
-        if let Some(n) = r.positive("largeMessageTokens")? {
-            c.large_message_tokens = n;
-        }
+        let large = r.positive("largeMessageTokens")?;
         if let Some(n) = r.count("previewChars")? {
             c.preview_chars = n;
         }
-        if let Some(n) = r.count("minToolRun")? {
-            c.min_tool_run = n.max(1);
+        let min_tool_run = r.count("minToolRun")?;
+        if let Some(n) = r.count("keepToolResults")? {
+            c.keep_tool_results = n;
         }
         if let Some(x) = r.number("currentRoundRatio")? {
             if x > 1.0 {
@@ -586,6 +600,9 @@ impl Config {
         if let Some(reserved) = r.number("reservedTokens")?.filter(|&n| n > 0.0) {
             c.reserve(reserved, summary_max_given)?;
         }
+        // (After `reservedTokens`: relative to the target left for the messages.)
+        c.large_message_tokens = large.unwrap_or_else(|| c.large_message_default());
+        c.min_tool_run = min_tool_run.map_or_else(|| c.min_tool_run_default(), |n| n.max(1));
         match r.get("store")? {
             OptionValue::Missing | OptionValue::Object(_) => {}
             other => {
@@ -635,6 +652,29 @@ impl Config {
             self.summary_max_tokens = Some((0.25 * (target - reserved)).floor());
         }
         Ok(())
+    }
+
+    /// `largeMessageTokens` unless set: a twentieth of the token target, at most
+    /// [`LARGE_MESSAGE_TOKENS`] (reached at a 25,000-token target). A message is large when
+    /// it alone takes a noticeable share of the window: 1,250 tokens is 0.8% of a 200k
+    /// window's target but 20% of an 8k window's, where every message under it stayed whole
+    /// and stage `offloadOld` never applied. Without a token target, the large-window value.
+    pub fn large_message_default(&self) -> f64 {
+        self.target_tokens.map_or(LARGE_MESSAGE_TOKENS, |t| {
+            (t / 20.0).floor().clamp(1.0, LARGE_MESSAGE_TOKENS)
+        })
+    }
+
+    /// `minToolRun` unless set: one message of run per 4,000 tokens of target, from 2 to
+    /// [`MIN_TOOL_RUN`] (reached at a 24,000-token target). At the few hundred tokens an
+    /// agent's tool message has, a run of six is a sixth of a 30k window's target; at an 8k
+    /// window a history of a few tool groups is reduced before six tool messages in a row
+    /// ever stand in it, so stage `toolRuns` never applied. Without a token target, the
+    /// large-window value.
+    pub fn min_tool_run_default(&self) -> usize {
+        self.target_tokens.map_or(MIN_TOOL_RUN, |t| {
+            ((t / 4000.0).floor() as usize).clamp(2, MIN_TOOL_RUN)
+        })
     }
 
     /// Parses from a list of `(key, value)` pairs; absent keys are [`OptionValue::Missing`].

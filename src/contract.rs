@@ -91,7 +91,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 38] = [
+    OPTION_NAMES: [&str; 39] = [
         "strategy",
         "format",
         "maxTokens",
@@ -122,6 +122,7 @@ contract! {
         "largeMessageTokens",
         "previewChars",
         "minToolRun",
+        "keepToolResults",
         "currentRoundRatio",
         "onOverBudget",
         "onEvent",

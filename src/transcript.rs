@@ -62,7 +62,8 @@ pub mod flags {
     /// before its function calls).
     pub const ATTACH_NEXT: u8 = crate::contract::ATTACH_NEXT;
     /// A preview written by `progressive` (its text opens with `[offloaded N tokens as
-    /// ctx_…]`): already offloaded, it is not offloaded again.
+    /// ctx_…` or, a cleared tool result, `[cleared N tokens as ctx_…]`): already offloaded,
+    /// it is not offloaded again.
     pub const PREVIEW: u8 = crate::contract::PREVIEW;
     /// A message `progressive` compressed: a tool run's digest (`[compressed tool run: …]`)
     /// or a text the summarizer shortened (`[compressed; the original is ctx_…]`). It is

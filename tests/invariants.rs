@@ -425,6 +425,7 @@ proptest! {
         preview in 1.0..300.0f64,
         large in prop_oneof![Just(500.0f64), 20.0..600.0f64],
         with_summarizer in any::<bool>(),
+        keep_results in prop_oneof![Just(3usize), 0usize..5],
     ) {
         let t = &case.transcript;
         let mut pairs = case.pairs.clone();
@@ -432,6 +433,7 @@ proptest! {
         pairs.push(("strategy", OptionValue::Text("progressive".into())));
         pairs.push(("largeMessageTokens", OptionValue::Number(large)));
         pairs.push(("minToolRun", OptionValue::Number(3.0)));
+        pairs.push(("keepToolResults", OptionValue::Number(keep_results as f64)));
         if with_summarizer {
             pairs.push(("summarizer", OptionValue::Function));
         }
@@ -483,6 +485,86 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 800, ..ProptestConfig::default() })]
+
+    /// Stage `clearToolResults` alone (nothing large, no run long enough, no summarizer):
+    /// what it clears is old tool results only — never one of the current turn, of the
+    /// newest `keepLast` groups or holding one of the newest `keepToolResults` results — and
+    /// the output keeps the invariants (a cleared result answers its call, which stays),
+    /// accounts for every input once, and is left as it is by the next reduction.
+    #[test]
+    fn clearing_old_tool_results_keeps_the_invariants(
+        case in case(),
+        keep in prop_oneof![Just(3usize), 0usize..6],
+        placeholder in 1.0..40.0f64,
+    ) {
+        let t = &case.transcript;
+        let mut pairs = case.pairs.clone();
+        pairs.retain(|(k, _)| *k != "strategy");
+        pairs.push(("strategy", OptionValue::Text("progressive".into())));
+        pairs.push(("largeMessageTokens", OptionValue::Number(1e9)));
+        pairs.push(("minToolRun", OptionValue::Number(1e6)));
+        pairs.push(("keepToolResults", OptionValue::Number(keep as f64)));
+        let config = Config::from_pairs(&pairs).unwrap();
+        if !should_reduce(t, &config) {
+            return Ok(());
+        }
+        let (r, done) = run_progressive(t, &config, placeholder)?;
+        check_written(t, &config, &r)?;
+        // Which messages may be cleared, told apart here from the transcript alone.
+        let orphans = orphans_of(t);
+        let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
+        let results = |i: usize| {
+            if orphans.get(&(i as u32)) == Some(&true) {
+                return 0;
+            }
+            t.links
+                .iter()
+                .filter(|l| l.message as usize == i && l.kind == chat_history_reducer::transcript::LinkKind::Result)
+                .count()
+        };
+        let (mut newer, mut whole) = (0, t.len());
+        while whole > 0 && newer < keep {
+            whole -= 1;
+            newer += results(whole);
+        }
+        let s = Structure::of(t);
+        let keep_last = chat_history_reducer::protect::keep_last_from(t, &s, config.keep_last);
+        let keep_last_start = s.groups.get(keep_last).map_or(t.len(), |g| g.start as usize);
+        let mut cleared = Vec::new();
+        for (action, _) in &done {
+            let progressive::Action::Clear { message } = action else {
+                prop_assert!(false, "only clearing: {:?}", action);
+                unreachable!()
+            };
+            let i = *message as usize;
+            prop_assert!(results(i) > 0, "message {} holds no result", i);
+            prop_assert!(i < whole, "message {} holds one of the newest {} results", i, keep);
+            prop_assert!(latest_user.is_some_and(|u| i < u), "message {} is of the current turn", i);
+            let start = s.groups[s.group_of[i] as usize].start as usize;
+            prop_assert!(start < keep_last_start, "message {} is in the newest keepLast groups", i);
+            prop_assert!(!t.messages[i].is_written() && !t.messages[i].is_summary());
+            prop_assert!(cleared.last().is_none_or(|&c| c < i), "oldest first");
+            cleared.push(i);
+        }
+        // Accounting: a cleared result stands rewritten, or went with its group, never kept.
+        for &i in &cleared {
+            prop_assert!(matches!(r.fate[i], Fate::Rewritten | Fate::Dropped), "{} is {:?}", i, r.fate[i]);
+        }
+        // Pairing: no cleared result without its call, nor a call without its results.
+        let (again, origin) = read_back(t, &r, &done);
+        no_orphans(&again)?;
+        calls_follow_user_turns(t, &again, &origin)?;
+        // 9. Stability: nothing is cleared again.
+        if should_reduce(&again, &config) {
+            let (r2, done2) = run_progressive(&again, &config, placeholder)?;
+            prop_assert!(done2.is_empty(), "reduced again: {:?}", done2);
+            prop_assert!(!r2.reduced, "reduced again: {:?}", r2.fate);
+        }
+    }
+}
+
 /// Runs `progressive` with fixed sizes for what it writes; the actions done, with the tokens
 /// of what each wrote (the k-th wrote `Slot::New(k)`).
 fn run_progressive(
@@ -498,7 +580,7 @@ fn run_progressive(
         let action = p.next_action();
         let tokens = match &action {
             Action::Finish => break,
-            Action::Offload { .. } => preview,
+            Action::Offload { .. } | Action::Clear { .. } => preview,
             Action::CompressRun { messages } => preview.min(20.0 * messages.len() as f64),
             Action::SummarizeRounds { target_tokens, .. } => target_tokens.min(preview),
             Action::Rewrite { target_tokens, .. } => *target_tokens,
@@ -549,7 +631,7 @@ fn read_back(
             Slot::New(k) => {
                 let (action, tokens) = &done[k as usize];
                 match action {
-                    Action::Offload { message } => {
+                    Action::Offload { message } | Action::Clear { message } => {
                         let mut m = t.messages[*message as usize];
                         m.flags |= flags::PREVIEW;
                         m.tokens = *tokens;
@@ -593,7 +675,9 @@ fn read_back(
         .map(|slot| match *slot {
             Slot::Input(i) | Slot::Cleaned(i) => Some(i),
             Slot::New(k) => match done[k as usize].0 {
-                Action::Offload { message } | Action::Rewrite { message, .. } => Some(message),
+                Action::Offload { message }
+                | Action::Clear { message }
+                | Action::Rewrite { message, .. } => Some(message),
                 _ => None,
             },
         })

@@ -192,6 +192,7 @@ const config: ReduceConfig = {
   largeMessageTokens: 1250,
   previewChars: 200,
   minToolRun: 6,
+  keepToolResults: 3,
   currentRoundRatio: 0.3,
   onOverBudget: "bestEffort",
   onEvent: (e: ReduceEvent) => void events.push(e),

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { compressRun, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { clearToolResult, compressRun, holdsReload, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -251,7 +251,9 @@ test("resolveOffloads: an original that is an earlier preview or compressed text
   const lc = [new HumanMessage("q"), new AIMessage({ content: "", tool_calls: [{ id: "c", name: "f", args: {} }] }), new ToolMessage({ tool_call_id: "c", content: LONG })];
   const serialized = JSON.parse(JSON.stringify(lc));
   const lcPreview = offloadMessage(handed(serialized), 2, 20, 100);
-  assert.deepEqual(resolveOffloads({ [lcPreview.id]: [serialized[2]] }, { d: [lcPreview.message] }).d, [serialized[2]]);
+  assert.deepEqual(resolveOffloads({ [lcPreview.id]: [serialized[2]] }, { d: [lcPreview.message] }).d, [serialized[2]]);  // A cleared result is found by its id as a preview is.
+  const cleared = clearToolResult(handed(messages), 2, 100);
+  assert.deepEqual(resolveOffloads({ [cleared.id]: [messages[2]] }, { d: [messages[1], cleared.message] }).d, [messages[1], messages[2]]);
 });
 
 test("headAndTail: the text's head and tail, a share of its length, and how much was left out between them", () => {
@@ -321,5 +323,60 @@ test("a result of context_reload is not offloaded or rewritten again: the model 
     assert.equal(offloadMessage(r, 2, 50, 500).message, undefined, `${format}: the reload's result`);
     assert.equal(rewriteWithSummary(r, 2, "short").message, undefined, `${format}: not rewritten either`);
     assert.ok(offloadMessage(r, 3, 50, 500).message, `${format}: another tool's result is offloaded`);
+    assert.equal(clearToolResult(r, 2, 500).message, undefined, `${format}: nor cleared`);
+    assert.ok(clearToolResult(r, 3, 500).message, `${format}: another tool's result is cleared`);
+    assert.equal(holdsReload(r, [1, 2]), true, `${format}: a run with it is not compressed`);
+    assert.equal(holdsReload(r, [3]), false, format);
   }
+});
+
+test("clearToolResult: each result a placeholder naming the id, in every format; calls, ids and other fields kept; read back PREVIEW, still the answer", () => {
+  const cleared = (id) => `[cleared 321 tokens as ${id}]`;
+  const cases = {
+    openai: [[{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [openaiCall("c1")] },
+      { role: "tool", tool_call_id: "c1", content: LONG, extra: 1 }], (m) => m.content],
+    "openai-responses": [[{ type: "message", role: "user", content: "q" }, { type: "function_call", call_id: "x", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "x", output: LONG, id: "out1" }], (m) => m.output],
+    anthropic: [[{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }, { type: "tool_use", id: "u", name: "f", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: LONG }, { type: "tool_result", tool_use_id: "u", content: [{ type: "text", text: LONG }] }] }],
+    (m) => [m.content[0].content, m.content[1].content[0].text]],
+    vercel: [[{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "f", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "f", output: { type: "json", value: { rows: LONG } } }] }], (m) => m.content[0].output.value],
+    gemini: [[{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { name: "f", response: { result: LONG } } }] }], (m) => m.parts[0].functionResponse.response.result],
+    langchain: [[{ type: "human", content: "q" }, { type: "ai", content: "", tool_calls: [{ id: "c", name: "f", args: {} }] },
+      { type: "tool", tool_call_id: "c", content: LONG }], (m) => m.content],
+  };
+  for (const [format, [messages, texts]] of Object.entries(cases)) {
+    const { message, id } = clearToolResult(handed(messages), 2, 321.4);
+    assert.equal(id, offloadId([messages[2]]), format);
+    assert.deepEqual(Object.keys(message), Object.keys(messages[2]), `${format}: no field added or lost`);
+    const got = texts(message);
+    for (const text of Array.isArray(got) ? got : [got]) assert.equal(text, cleared(id), format);
+    const back = readWith(messages, 2, message);
+    assert.equal(back.flags[2] & PREVIEW, PREVIEW, `${format}: read back as written`);
+    assert.deepEqual(allLinks(back)[2], allLinks(handed(messages))[2], `${format}: it answers what it answered`);
+  }
+});
+
+test("clearToolResult of a message that is more than results: its own text stays, only the results are cleared", () => {
+  // An Anthropic user input beside the results of the turn before; a UIMessage's answer
+  // beside its tool part (which holds call and result).
+  const anthropic = [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: LONG }, { type: "text", text: "and now this" }] }];
+  const a = clearToolResult(handed(anthropic), 2, 200);
+  assert.match(a.message.content[0].content, /^\[cleared 200 tokens as ctx_[0-9a-f]{16}\]$/);
+  assert.equal(a.message.content[1], anthropic[2].content[1]);
+  const ui = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] },
+    { id: "a", role: "assistant", parts: [{ type: "text", text: "Looking." }, { type: "tool-f", toolCallId: "c", state: "output-available", input: { q: 1 }, output: LONG }] }];
+  const u = clearToolResult(handed(ui), 1, 200);
+  assert.equal(u.message.id, "a");
+  assert.equal(u.message.parts[0], ui[1].parts[0]);
+  assert.deepEqual(u.message.parts[1].input, { q: 1 });
+  assert.match(u.message.parts[1].output, /^\[cleared 200 tokens as ctx_/);
+  // A result written already (an earlier placeholder, a preview) is left as it is: clearing
+  // again saves nothing, and there is nothing to write.
+  assert.equal(clearToolResult(handed([ui[0], u.message]), 1, 40).message, undefined);
+  const text = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] }, { id: "b", role: "assistant", parts: [{ type: "text", text: LONG }] }];
+  assert.equal(clearToolResult(handed(text), 1, 200).message, undefined, "no result: nothing cleared");
 });

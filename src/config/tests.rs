@@ -194,17 +194,59 @@ fn defaults_follow_the_spec() {
     assert_eq!(c.threshold_messages, 5);
     assert!(c.keep_system);
     assert_eq!(c.start_on, StartOn::User);
+    assert_eq!(c.keep_tool_results, KEEP_TOOL_RESULTS);
+}
+
+#[test]
+fn large_message_tokens_and_min_tool_run_follow_the_target_up_to_their_large_window_values() {
+    let thresholds = |pairs: &[(&str, OptionValue)]| {
+        let c = Config::from_pairs(pairs).unwrap();
+        (c.large_message_tokens, c.min_tool_run)
+    };
+    let window = |max: f64| thresholds(&[("maxTokens", Number(max))]);
+    // An 8k window (target 6,400): a twentieth of the target is large, runs of two count.
+    assert_eq!(window(8000.0), (320.0, 2));
+    assert_eq!(window(20_000.0), (800.0, 4));
+    // From a target of 24,000–25,000 on: today's values, whatever the window.
+    assert_eq!(window(30_000.0), (1200.0, 6));
+    assert_eq!(window(32_000.0), (LARGE_MESSAGE_TOKENS, MIN_TOOL_RUN));
+    assert_eq!(window(200_000.0), (LARGE_MESSAGE_TOKENS, MIN_TOOL_RUN));
+    // A tiny window: at least a token, at least a run of two.
+    assert_eq!(window(10.0), (1.0, 2));
+    // The target the messages have (reservedTokens comes off it).
+    assert_eq!(
+        thresholds(&[
+            ("maxTokens", Number(32_000.0)),
+            ("reservedTokens", Number(20_000.0))
+        ]),
+        (280.0, 2)
+    );
+    // Without a token target: the large-window values.
+    assert_eq!(
+        thresholds(&[("targetMessages", Number(10.0))]),
+        (LARGE_MESSAGE_TOKENS, MIN_TOOL_RUN)
+    );
+    // What the caller sets stands.
+    assert_eq!(
+        thresholds(&[
+            ("maxTokens", Number(8000.0)),
+            ("largeMessageTokens", Number(5000.0)),
+            ("minToolRun", Number(0.0)),
+        ]),
+        (5000.0, 1)
+    );
 }
 
 #[test]
 fn counts_up_to_the_bound_are_taken_and_held_as_u32_max() {
-    const COUNTS: [&str; 6] = [
+    const COUNTS: [&str; 7] = [
         "targetMessages",
         "thresholdMessages",
         "keepLast",
         "keepRecentPairs",
         "previewChars",
         "minToolRun",
+        "keepToolResults",
     ];
     for n in [2f64.powi(32), 2f64.powi(40), MAX_COUNT] {
         let pairs: Vec<(&str, OptionValue)> = COUNTS.iter().map(|k| (*k, Number(n))).collect();
@@ -217,9 +259,10 @@ fn counts_up_to_the_bound_are_taken_and_held_as_u32_max() {
                 c.keep_last,
                 c.keep_recent_pairs,
                 c.preview_chars,
-                c.min_tool_run
+                c.min_tool_run,
+                c.keep_tool_results
             ],
-            [max; 5],
+            [max; 6],
             "{n}"
         );
     }

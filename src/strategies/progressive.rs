@@ -5,11 +5,14 @@
 //! 2. offload large messages outside the newest `keepLast` groups (text → preview + id);
 //! 3. the same inside them, except the latest assistant reply;
 //! 4. summarize previous rounds (kind `"round"`);
-//! 5. summarize large messages of the current round (kind `"largeMessage"`);
-//! 6. compress the current round's tool messages to `currentRoundRatio` (`"currentRound"`).
+//! 5. clear old tool results whatever their size (each a note with its offload id), outside
+//!    the current turn and the newest `keepLast` groups, but for the newest
+//!    `keepToolResults`: the calls and their arguments stay;
+//! 6. summarize large messages of the current round (kind `"largeMessage"`);
+//! 7. compress the current round's tool messages to `currentRoundRatio` (`"currentRound"`).
 //!
-//! Rewriting a message needs its content, which lives at the boundary, and stages 1 and
-//! 4–6 may await the summarizer. So this is a state machine: [`Progressive::next_action`] says
+//! Rewriting a message needs its content, which lives at the boundary, and stages 1, 4, 6
+//! and 7 may await the summarizer. So this is a state machine: [`Progressive::next_action`] says
 //! what to do next, the boundary does it and reports the new message's tokens, and
 //! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
 //! the oldest removable groups are dropped as `truncate` would.
@@ -20,7 +23,7 @@ use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
 use crate::protect::{keep_last_from, protect, Protection};
 use crate::structure::Structure;
-use crate::transcript::{Role, Transcript};
+use crate::transcript::{LinkKind, Role, Transcript};
 
 /// What the summarizer is asked to compress, for the stages that ask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,12 +53,16 @@ pub enum Action {
     CompressRun { messages: Vec<u32> },
     /// Stages 2–3: rewrite the message with a preview of `preview_chars` and an offload id.
     Offload { message: u32 },
+    /// Stage 5: rewrite the tool results of the message as cleared, each a note with the
+    /// offload id; what else it holds (a user's text beside Anthropic results), and the
+    /// calls it answers, stay as they are.
+    Clear { message: u32 },
     /// Stage 4: replace these messages (whole previous rounds) by one summary.
     SummarizeRounds {
         messages: Vec<u32>,
         target_tokens: f64,
     },
-    /// Stages 5–6: rewrite one message with the summarizer's text (`LargeMessage`, or
+    /// Stages 6–7: rewrite one message with the summarizer's text (`LargeMessage`, or
     /// `CurrentRound` for a tool message of the current round), offloading the original.
     Rewrite {
         message: u32,
@@ -125,12 +132,13 @@ pub struct Progressive<'a> {
     orphans: (f64, usize),
 }
 
-const STAGE_NAMES: [&str; 7] = [
+const STAGE_NAMES: [&str; 8] = [
     "",
     "toolRuns",
     "offloadOld",
     "offloadRecent",
     "summarizeRounds",
+    "clearToolResults",
     "summarizeLargeMessages",
     "compressCurrentRound",
 ];
@@ -234,7 +242,7 @@ impl<'a> Progressive<'a> {
         !(m.is_summary() || m.is_system() && self.config.keep_system) && Some(i) != self.latest_user
     }
 
-    /// Whether message `i` may be rewritten in place (stages 2, 3, 5): touchable, not a
+    /// Whether message `i` may be rewritten in place (stages 2, 3, 5, 6): touchable, not a
     /// reasoning item, which is never edited (it may go whole with its round or its run),
     /// and not written by an earlier reduction — a preview or a compressed text is as short
     /// as these stages make it (a reduction of their result would rewrite them again,
@@ -251,7 +259,7 @@ impl<'a> Progressive<'a> {
         self.t.messages[i].flags & crate::transcript::flags::ATTACH_NEXT != 0
     }
 
-    /// Whether stage 6 may compress message `i`: editable, or already rewritten in place by
+    /// Whether stage 7 may compress message `i`: editable, or already rewritten in place by
     /// an earlier stage (a preview, a summary of a large message) but editable otherwise —
     /// a reduction of the result would compress what stands there, so this one does. A
     /// preview an earlier reduction wrote is compressed too; what one compressed is not.
@@ -394,7 +402,8 @@ impl<'a> Progressive<'a> {
                     target_tokens: target,
                 }]
             }
-            5 if self.has_summarizer => (0..n)
+            5 => self.old_tool_results(),
+            6 if self.has_summarizer => (0..n)
                 .filter(|&i| {
                     self.s.round_of[i] == current && self.editable(i) && self.tokens[i] > large
                 })
@@ -404,7 +413,7 @@ impl<'a> Progressive<'a> {
                     target_tokens: (large * 0.5).floor().max(1.0),
                 })
                 .collect(),
-            6 if self.has_summarizer => (0..n)
+            7 if self.has_summarizer => (0..n)
                 .filter(|&i| {
                     self.s.round_of[i] == current
                         && self.compressible(i)
@@ -420,6 +429,38 @@ impl<'a> Progressive<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Stage 5's candidates, oldest first: the messages that hold tool results (answers to
+    /// calls before them), editable, outside the current turn and the newest `keepLast`
+    /// groups, but for those that hold one of the newest `keepToolResults` results.
+    /// After stage 4: a summary keeps what old results said, a cleared one only its id, and
+    /// what a later summary is handed of a cleared result is its note.
+    fn old_tool_results(&self) -> Vec<Action> {
+        let current = self.current_round();
+        let n = self.t.len();
+        let mut results = vec![0usize; n];
+        for l in &self.t.links {
+            let i = l.message as usize;
+            if l.kind == LinkKind::Result && !self.orphan(i) {
+                results[i] += 1;
+            }
+        }
+        // The messages from `whole` on hold the newest `keepToolResults` results.
+        let (mut newer, mut whole) = (0, n);
+        while whole > 0 && newer < self.config.keep_tool_results {
+            whole -= 1;
+            newer += results[whole];
+        }
+        (0..whole)
+            .filter(|&i| {
+                results[i] > 0
+                    && self.s.round_of[i] < current
+                    && !self.in_keep_last(i)
+                    && self.editable(i)
+            })
+            .map(|i| Action::Clear { message: i as u32 })
+            .collect()
     }
 
     /// Of `messages` (stage 4's candidates: whole groups of previous rounds, oldest first),
@@ -495,7 +536,7 @@ impl<'a> Progressive<'a> {
                 continue;
             }
             self.close_stage();
-            if self.stage >= 6 {
+            if self.stage >= 7 {
                 return Action::Finish;
             }
             self.stage += 1;
@@ -511,7 +552,9 @@ impl<'a> Progressive<'a> {
             Action::SummarizeRounds { messages, .. } => messages
                 .iter()
                 .all(|&i| self.fate[i as usize] != Fate::Dropped),
-            Action::Offload { message } => self.fate[*message as usize] == Fate::Kept,
+            Action::Offload { message } | Action::Clear { message } => {
+                self.fate[*message as usize] == Fate::Kept
+            }
             Action::Rewrite { message, kind, .. } => match self.fate[*message as usize] {
                 Fate::Kept => true,
                 Fate::Rewritten => *kind == SummaryKind::CurrentRound,
@@ -534,9 +577,9 @@ impl<'a> Progressive<'a> {
             Action::CompressRun { messages } => {
                 messages.iter().map(|&i| self.tokens_now(i as usize)).sum()
             }
-            Action::Offload { message } | Action::Rewrite { message, .. } => {
-                self.tokens_now(*message as usize)
-            }
+            Action::Offload { message }
+            | Action::Clear { message }
+            | Action::Rewrite { message, .. } => self.tokens_now(*message as usize),
             Action::Finish => 0.0,
         }
     }
@@ -552,8 +595,10 @@ impl<'a> Progressive<'a> {
             Action::SummarizeRounds { messages, .. } => {
                 self.replace(messages, tokens, Writing::Summary)
             }
-            Action::Offload { message } | Action::Rewrite { message, .. } => {
-                // What an earlier stage wrote for it (stage 6 compresses previews too) gives
+            Action::Offload { message }
+            | Action::Clear { message }
+            | Action::Rewrite { message, .. } => {
+                // What an earlier stage wrote for it (stage 7 compresses previews too) gives
                 // way.
                 self.retire_written(message as usize);
                 self.running_tokens += tokens - self.tokens[message as usize];
@@ -629,8 +674,12 @@ impl<'a> Progressive<'a> {
     /// tool runs still to compress get digests.
     pub fn stop_summarizing(&mut self) {
         self.has_summarizer = false;
-        self.queue
-            .retain(|a| matches!(a, Action::Offload { .. } | Action::CompressRun { .. }));
+        self.queue.retain(|a| {
+            matches!(
+                a,
+                Action::Offload { .. } | Action::Clear { .. } | Action::CompressRun { .. }
+            )
+        });
     }
 
     /// Whether summaries may be asked for.

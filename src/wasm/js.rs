@@ -271,6 +271,8 @@ extern "C" {
         preview_chars: u32,
         tokens: f64,
     ) -> Written;
+    #[wasm_bindgen(js_name = clearToolResult)]
+    pub fn clear_tool_result(reading: &Reading, index: u32, tokens: f64) -> Written;
     #[wasm_bindgen(js_name = rewriteWithSummary)]
     pub fn rewrite_with_summary(reading: &Reading, index: u32, summary: &JsString) -> Written;
     /// What the summarizer is handed of message `index` when it is too large for one call:
@@ -285,6 +287,8 @@ extern "C" {
     /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
     #[wasm_bindgen(js_name = resolveOffloads)]
     pub fn resolve_offloads(known: &Object, added: &Object) -> Object;
+    #[wasm_bindgen(js_name = holdsReload)]
+    pub fn holds_reload(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = compressRun)]
     pub fn compress_run(
         reading: &Reading,

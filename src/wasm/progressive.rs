@@ -7,7 +7,10 @@ use wasm_bindgen::prelude::*;
 
 use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
-use super::js::{compress_run, now, offload_message, pick, rewrite_with_summary, Reading, Written};
+use super::js::{
+    clear_tool_result, compress_run, holds_reload, now, offload_message, pick,
+    rewrite_with_summary, Reading, Written,
+};
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
     summary_message, Failure, Input,
@@ -35,7 +38,7 @@ fn rewritten(reading: &Reading, w: Written, message: u32) -> Option<Made> {
     })
 }
 
-/// The actions that need no summarizer: previews and digests.
+/// The actions that need no summarizer: previews, cleared results and digests.
 fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Option<Made> {
     let preview = call.config.preview_chars as u32;
     match action {
@@ -44,6 +47,13 @@ fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Opt
             let w = offload_message(reading, *message, preview, tokens);
             rewritten(reading, w, *message)
         }
+        Action::Clear { message } => {
+            let tokens = t.messages[*message as usize].tokens;
+            let w = clear_tool_result(reading, *message, tokens);
+            rewritten(reading, w, *message)
+        }
+        // (What the model asked back stays as it is: a digest of it would have it reload again.)
+        Action::CompressRun { messages } if holds_reload(reading, messages) => None,
         Action::CompressRun { messages } => {
             let w = compress_run(reading, messages, preview, JsValue::UNDEFINED);
             Some(Made {
@@ -112,7 +122,8 @@ fn unchanged_or_start(
     Ok(None)
 }
 
-/// `progressive` without a summarizer (`reduceSync`): stages 1–3 and, if needed, truncation.
+/// `progressive` without a summarizer (`reduceSync`): stages 1–3 and 5 and, if needed,
+/// truncation.
 pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
     let started = now();
     if let Some(result) = unchanged_or_start(call, t, reading, started)? {
@@ -134,7 +145,7 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Fin
     finish(call, reading, r, writings, events, started)
 }
 
-/// `progressive` with the summarizer (`reduce`): stages 1–6.
+/// `progressive` with the summarizer (`reduce`): stages 1–7.
 /// `wrapping`: the summary message's ([`super::summarize::wrapping`]).
 pub async fn reduce(
     call: &Call,
@@ -189,7 +200,8 @@ pub async fn reduce(
         let mut cap = f64::INFINITY;
         let made = match &action {
             Action::Finish => break,
-            Action::Offload { .. } => light(reading, t, call, &action),
+            Action::Offload { .. } | Action::Clear { .. } => light(reading, t, call, &action),
+            Action::CompressRun { messages } if holds_reload(reading, messages) => None,
             Action::CompressRun { messages } => {
                 let target = messages
                     .iter()

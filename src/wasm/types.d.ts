@@ -252,9 +252,16 @@ export interface ReduceConfig<M = Message> {
   /** Aborts the summarizer (`ABORTED`). An AbortSignal of any runtime: an object without a
    * boolean `aborted`, `addEventListener` and `removeEventListener` is `INVALID_CONFIG`. */
   signal?: AbortSignal;
+  /** `progressive`: a message above this is large. Default a twentieth of `targetTokens`,
+   * at most 1250. */
   largeMessageTokens?: number;
   previewChars?: number;
+  /** `progressive`: the shortest run of tool messages compressed into one. Default one per
+   * 4,000 tokens of `targetTokens`, from 2 to 6. */
   minToolRun?: number;
+  /** `progressive`: the newest tool results that stage `clearToolResults` leaves whole (the
+   * older ones become `[cleared N tokens as ctx_…]`, their calls kept). Default 3. */
+  keepToolResults?: number;
   currentRoundRatio?: number;
   /** When protected messages alone exceed a target. Default `"bestEffort"`. */
   onOverBudget?: "bestEffort" | "error";

@@ -86,11 +86,16 @@ pub(crate) fn tools(
     let answered = first..*key - u32::from(missing);
     match t.format {
         Format::VercelUi => {
-            // Call and result live in the one assistant message.
+            // Call and result live in the one assistant message, which links both (as the
+            // format's reader does).
             t.push(MessageInfo::new(
                 Role::Assistant,
                 call + results.iter().sum::<f64>(),
             ));
+            for k in calls.clone() {
+                t.link(LinkKind::Call, k);
+                t.link(LinkKind::Result, k);
+            }
         }
         Format::Anthropic | Format::Gemini => {
             // All results in the one user turn right after the call.

@@ -35,6 +35,7 @@ fn run(t: &Transcript, config: &Config) -> (Reduction, Vec<Action>) {
             Action::Finish => break,
             Action::CompressRun { messages } => 20.0 * messages.len() as f64,
             Action::Offload { .. } => 70.0,
+            Action::Clear { .. } => 25.0,
             Action::SummarizeRounds { .. } => 100.0,
             Action::Rewrite { target_tokens, .. } => *target_tokens,
         };
@@ -126,7 +127,7 @@ fn summarizer_stages_run_only_when_the_light_ones_are_not_enough() {
 
 #[test]
 fn stage_4_summarizes_the_oldest_rounds_until_the_target_is_met() {
-    // Ten chat rounds of 400 tokens (no tools, nothing large): only stage 4 can help. A
+    // Ten chat rounds of 400 tokens (no tools, nothing large — as set): only stage 4 can help. A
     // summary is 100 tokens here (`run`).
     let mut t = Transcript::new(Format::OpenAi);
     t.push(MessageInfo::new(Role::System, 50.0));
@@ -138,6 +139,7 @@ fn stage_4_summarizes_the_oldest_rounds_until_the_target_is_met() {
         let c = config(&[
             ("maxTokens", Number(4000.0)),
             ("targetTokens", Number(target)),
+            ("largeMessageTokens", Number(1250.0)),
             ("summaryMaxTokens", Number(100.0)),
             ("summarizer", crate::config::OptionValue::Function),
         ]);
@@ -187,6 +189,7 @@ fn stage_4_cuts_between_groups_where_a_group_spans_two_rounds() {
     let c = config(&[
         ("maxTokens", Number(total - 1.0)),
         ("targetTokens", Number(total - 700.0)),
+        ("largeMessageTokens", Number(1250.0)),
         ("summaryMaxTokens", Number(100.0)),
         ("summarizer", crate::config::OptionValue::Function),
     ]);
@@ -372,6 +375,7 @@ fn single_mode_replaces_the_earlier_summary_and_the_limits_are_what_is_replaced(
     let pairs = |mode: &str| {
         config(&[
             ("maxTokens", Number(300.0)),
+            ("largeMessageTokens", Number(1250.0)),
             ("summarizer", crate::config::OptionValue::Function),
             ("summaryMode", crate::config::OptionValue::Text(mode.into())),
         ])
@@ -409,4 +413,142 @@ fn without_a_summarizer_and_not_enough_it_drops_as_truncate() {
     assert!(r.tokens_after <= 320.0 || r.over_budget);
     assert!(!r.indices(Fate::Dropped).is_empty());
     assert_eq!(r.events.last().unwrap().kind, "truncate");
+}
+
+/// The messages the actions cleared, in order.
+fn cleared(actions: &[Action]) -> Vec<u32> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Clear { message } => Some(*message),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Stages 1–4 kept out (nothing large, no run long enough): only clearing can help.
+fn clearing(pairs: &[(&str, crate::config::OptionValue)]) -> Config {
+    let mut all = vec![
+        ("largeMessageTokens", Number(1e6)),
+        ("minToolRun", Number(1000.0)),
+    ];
+    all.extend_from_slice(pairs);
+    config(&all)
+}
+
+#[test]
+fn old_tool_results_are_cleared_oldest_first_until_the_target_is_met() {
+    // Six rounds of [user, call, result of 400, answer]: results 3, 7, 11, 15, 19, 23. The
+    // last is the current turn's; 15, 19 and 23 are the newest three (keepToolResults).
+    let t = session(6, 1, 400.0);
+    let total = t.total_tokens();
+    // Two results cleared (25 tokens each here) meet the target: the oldest two.
+    let c = clearing(&[
+        ("maxTokens", Number(total - 1.0)),
+        ("targetTokens", Number(total - 700.0)),
+    ]);
+    let (r, actions) = run(&t, &c);
+    assert_eq!(cleared(&actions), vec![3, 7], "{actions:?}");
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(r.indices(Fate::Rewritten), vec![3, 7]);
+    assert!(r.indices(Fate::Dropped).is_empty());
+    assert_eq!(r.events.len(), 1);
+    assert_eq!(r.events[0].kind, "clearToolResults");
+    assert_eq!(r.events[0].messages, 2);
+    assert_eq!(r.events[0].tokens_after, total - 750.0);
+    // The calls stay (SPEC §9.4), the results stand where they stood.
+    for (call, result) in [(2, 3), (6, 7)] {
+        assert_eq!(r.fate[call], Fate::Kept);
+        let k = r.output.iter().position(|s| *s == Slot::Input(call as u32));
+        assert!(
+            matches!(r.output[k.unwrap() + 1], Slot::New(_)),
+            "{:?}",
+            r.output
+        );
+        assert_eq!(r.fate[result], Fate::Rewritten);
+    }
+}
+
+#[test]
+fn clearing_leaves_the_newest_results_the_current_turn_and_keep_last_and_comes_before_drops() {
+    let t = session(6, 1, 400.0);
+    let low = |pairs: &[(&str, crate::config::OptionValue)]| {
+        let mut all = vec![("maxTokens", Number(500.0))];
+        all.extend_from_slice(pairs);
+        let (r, actions) = run(&t, &clearing(&all));
+        (cleared(&actions), r)
+    };
+    // Every old result but the newest three; then groups go, as truncate drops them.
+    let (ids, r) = low(&[]);
+    assert_eq!(ids, vec![3, 7, 11]);
+    let kinds: Vec<&str> = r.events.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, vec!["clearToolResults", "truncate"]);
+    // keepToolResults 0: every result outside the current turn (23).
+    assert_eq!(
+        low(&[("keepToolResults", Number(0.0))]).0,
+        vec![3, 7, 11, 15, 19]
+    );
+    assert_eq!(
+        low(&[("keepToolResults", Number(1.0))]).0,
+        vec![3, 7, 11, 15, 19]
+    );
+    assert_eq!(
+        low(&[("keepToolResults", Number(2.0))]).0,
+        vec![3, 7, 11, 15]
+    );
+    assert_eq!(
+        low(&[("keepToolResults", Number(1e9))]).0,
+        Vec::<u32>::new()
+    );
+    // The newest keepLast groups stay whole: the last eleven reach back to result 11.
+    assert_eq!(
+        low(&[("keepToolResults", Number(0.0)), ("keepLast", Number(11.0))]).0,
+        vec![3, 7]
+    );
+}
+
+#[test]
+fn with_a_summarizer_rounds_are_summarized_first_and_results_cleared_only_if_that_fails() {
+    let t = session(6, 1, 400.0);
+    let c = clearing(&[
+        ("maxTokens", Number(2000.0)),
+        ("summarizer", crate::config::OptionValue::Function),
+    ]);
+    let (r, actions) = run(&t, &c);
+    assert!(matches!(actions[0], Action::SummarizeRounds { .. }));
+    assert!(cleared(&actions).is_empty(), "{actions:?}");
+    assert!(!r.over_budget);
+    // The summary failed: the old results are cleared instead.
+    let mut p = Progressive::new(&t, &c);
+    let mut actions = Vec::new();
+    loop {
+        match p.next_action() {
+            Action::Finish => break,
+            a @ Action::SummarizeRounds { .. } => {
+                p.skip();
+                actions.push(a);
+            }
+            a => {
+                p.done(25.0);
+                actions.push(a);
+            }
+        }
+    }
+    assert_eq!(cleared(&actions), vec![3, 7, 11], "{actions:?}");
+    let r = p.finish().unwrap();
+    let kinds: Vec<&str> = r.events.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds[0], "clearToolResults", "{kinds:?}");
+}
+
+#[test]
+fn what_an_earlier_reduction_cleared_is_not_cleared_again() {
+    let mut t = session(6, 1, 400.0);
+    // Results 3 and 7 are placeholders already (the boundary reads their note as a preview).
+    for i in [3, 7] {
+        t.messages[i].flags |= crate::transcript::flags::PREVIEW;
+        t.messages[i].tokens = 25.0;
+    }
+    let c = clearing(&[("maxTokens", Number(500.0))]);
+    let (_, actions) = run(&t, &c);
+    assert_eq!(cleared(&actions), vec![11]);
 }

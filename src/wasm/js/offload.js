@@ -4,7 +4,7 @@
 
 import { jsonText } from "./common.js";
 import { TOOL } from "./contract.js";
-import { COMPRESSED_NOTE, MEDIA_OUTPUTS, PREVIEW_NOTE, isUiTool, openingText, textOfPart } from "./formats/content.js";
+import { CLEARED_NOTE, COMPRESSED_NOTE, MEDIA_OUTPUTS, PREVIEW_NOTE, isUiTool, noted, openingText, textOfPart } from "./formats/content.js";
 import { contentOf, copyOf, withContent } from "./formats/index.js";
 import { langchainShape } from "./formats/langchain.js";
 import { withoutOrphans } from "./results.js";
@@ -46,9 +46,11 @@ export function offloadId(messages) {
  * them: they are what it sees of its own earlier calls, and a note inside them would be
  * imitated — written into a file, say — by the calls it makes next. With `sized`, a copy
  * that saves nothing is returned too: the caller weighs it (a summary's rewrite is counted,
- * and one that does not shrink the message is a summary over its limit).
+ * and one that does not shrink the message is a summary over its limit). With
+ * `resultsOnly`, only the tool results' texts are replaced: the message's own text (a user's
+ * words beside Anthropic tool results, a UIMessage's answer beside its tool parts) stays.
  */
-function rewriteTexts(format, m, replace, sized) {
+function rewriteTexts(format, m, replace, sized, resultsOnly = false) {
   let before = 0, after = 0;
   const swap = (text) => {
     const written = replace(text);
@@ -58,7 +60,7 @@ function rewriteTexts(format, m, replace, sized) {
   };
   const copy = format === "openai-responses" && m.type !== undefined && m.type !== "message"
     ? rewriteItem(m, swap)
-    : rewriteContent(format, m, swap);
+    : rewriteContent(format, m, swap, resultsOnly);
   return copy !== undefined && (sized || after < before) ? copy : undefined;
 }
 
@@ -83,19 +85,21 @@ function rewriteItem(m, replace) {
 }
 
 /** `rewriteTexts` of a message's content (see there). */
-function rewriteContent(format, m, replace) {
+function rewriteContent(format, m, replace, resultsOnly) {
   const content = contentOf(format, m);
+  if (!Array.isArray(content) && resultsOnly) return undefined;
   if (typeof content === "string") return withContent(format, m, replace(content));
   if (!Array.isArray(content)) return withContent(format, m, replace(""));
-  const parts = rewriteParts(content, replace);
+  const parts = rewriteParts(content, replace, resultsOnly);
   return parts !== undefined ? withContent(format, m, parts) : undefined;
 }
 
 /**
- * `parts` with their texts replaced (see `rewriteTexts`), or undefined when none of them
- * could take the rewritten text (only a tool call, say).
+ * `parts` with their texts replaced (see `rewriteTexts`; with `resultsOnly`, only the tool
+ * results'), or undefined when none of them could take the rewritten text (only a tool
+ * call, say).
  */
-function rewriteParts(content, replace) {
+function rewriteParts(content, replace, resultsOnly = false) {
   const texts = content.map(textOfPart).filter((t) => t !== undefined);
   let joined;
   // Whether a part took the rewritten text (`wrote`): parts without one (only a tool
@@ -129,7 +133,7 @@ function rewriteParts(content, replace) {
     } else if (isUiTool(p) && "output" in p) {
       wrote = true;
       parts.push({ ...p, output: replace(jsonText(p.output)) });
-    } else if (textOfPart(p) !== undefined) {
+    } else if (textOfPart(p) !== undefined && !resultsOnly) {
       if (joined === undefined) joined = replace(texts.join("\n"));
       if (!placed) parts.push({ ...p, text: joined });
       placed = wrote = true;
@@ -222,13 +226,37 @@ function answersReload(reading, index) {
   return answered.some((id) => ids.has(id));
 }
 
-/** Stage 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
+/** Whether one of the messages at `indices` answers a `context_reload` call: a tool run that
+ * holds one is not compressed (stage 1), as the result is not offloaded or cleared. */
+export function holdsReload(reading, indices) {
+  return indices.some((i) => answersReload(reading, i));
+}
+
+/** Stages 2–3: `{message, id}`, the message at `index` with its texts cut to previews (and
  * without its orphan results, as every copy written for it); none for a reload's result. */
 export function offloadMessage(reading, index, previewChars, tokens) {
   if (answersReload(reading, index)) return { message: undefined, id: "" };
   const original = withoutOrphans(reading, index), id = offloadId([original]);
   const note = `[offloaded ${Math.round(tokens)} tokens as ${id}; call context_reload with {"id":"${id}"} for the full text]`;
   const message = rewriteTexts(reading.format, original, (text) => `${note}\n${previewOf(text, previewChars)}`);
+  return { message, id };
+}
+
+/**
+ * Stage 5: `{message, id}`, the message at `index` (`tokens` of it) with its tool results
+ * cleared: each result's text becomes a placeholder naming the offload id, as Anthropic's
+ * context editing and LangChain's `ClearToolUsesEdit` leave one, with the id to reload it.
+ * No preview: every old result gets one, and a head of even 40 characters cost more than
+ * the facts it showed (docs/performance.md, the retention benchmark). A message that is
+ * more than tool results (a user's text beside Anthropic results, a UIMessage's answer
+ * beside its tool parts) keeps the rest as it is; a result a reduction wrote already
+ * stays too. None for a reload's result.
+ */
+export function clearToolResult(reading, index, tokens) {
+  if (answersReload(reading, index)) return { message: undefined, id: "" };
+  const original = withoutOrphans(reading, index), id = offloadId([original]);
+  const note = `[cleared ${Math.round(tokens)} tokens as ${id}]`;
+  const message = rewriteTexts(reading.format, original, (text) => (noted(0, text) !== 0 ? text : note), false, reading.roles[index] !== TOOL);
   return { message, id };
 }
 
@@ -258,7 +286,7 @@ export function headAndTail(text, keep) {
 const isHighSurrogate = (c) => c >= 0xD800 && c <= 0xDBFF;
 const isLowSurrogate = (c) => c >= 0xDC00 && c <= 0xDFFF;
 
-/** Stages 5–6: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
+/** Stages 6–7: `{message, id}`, the message at `index` with its texts replaced by `summary`. */
 export function rewriteWithSummary(reading, index, summary) {
   if (answersReload(reading, index)) return { message: undefined, id: "" };
   const original = withoutOrphans(reading, index), id = offloadId([original]);
@@ -351,8 +379,8 @@ export function compressRun(reading, indices, previewChars, summary) {
  * with other content holds none of them. */
 const ONE_MESSAGE_RUNS = new Set(["vercel-ui", "vercel", "anthropic"]);
 
-/** The id in the note opening an earlier preview or compressed text (`offloadMessage`,
- * `rewriteWithSummary`), in any format, or undefined. */
+/** The id in the note opening an earlier preview, cleared result or compressed text
+ * (`offloadMessage`, `clearToolResult`, `rewriteWithSummary`), in any format, or undefined. */
 function noteId(m) {
   if (m === null || typeof m !== "object") return undefined;
   let text;
@@ -364,7 +392,7 @@ function noteId(m) {
     return undefined;
   }
   if (typeof text !== "string") return undefined;
-  const match = PREVIEW_NOTE.exec(text) ?? COMPRESSED_NOTE.exec(text);
+  const match = PREVIEW_NOTE.exec(text) ?? CLEARED_NOTE.exec(text) ?? COMPRESSED_NOTE.exec(text);
   return match === null ? undefined : match[1];
 }
 
@@ -398,7 +426,7 @@ export const reloadTool = Object.freeze({
   name: "context_reload",
   description:
     "Restore the full content of earlier conversation messages that were shortened to save context. " +
-    "Call it with the id shown in a message that says it was offloaded or compressed (ids look like ctx_0123456789abcdef).",
+    "Call it with the id shown in a message that says it was offloaded, cleared or compressed (ids look like ctx_0123456789abcdef).",
   parameters: Object.freeze({
     type: "object",
     properties: Object.freeze({

@@ -174,14 +174,14 @@ export const MEDIA_OUTPUTS = new Set(["computer_screenshot", "input_image", "inp
 
 /**
  * `flags` with what the note opening a message's text says when a reduction wrote it
- * (`offloadMessage`, `rewriteWithSummary`, `compressRun` below): PREVIEW, or COMPRESSED —
+ * (`offloadMessage`, `clearToolResult`, `rewriteWithSummary`, `compressRun`): PREVIEW, or COMPRESSED —
  * which is no user input. `text`: the message's opening text (`openingText`).
  */
 export function noted(flags, text) {
   // (Most texts do not start with "[", and those that do — JSON arrays, links — seldom go
   // on as a note does.)
-  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b || !(text.startsWith("[offloaded ") || text.startsWith("[compressed"))) return flags;
-  if (PREVIEW_NOTE.test(text)) return flags | PREVIEW;
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x5b || !(text.startsWith("[offloaded ") || text.startsWith("[cleared ") || text.startsWith("[compressed"))) return flags;
+  if (PREVIEW_NOTE.test(text) || CLEARED_NOTE.test(text)) return flags | PREVIEW;
   if (COMPRESSED_NOTE.test(text)) return flags | COMPRESSED;
   // A compressed tool run in Gemini is a user turn (`compressRun`), and no user input.
   if (RUN_NOTE.test(text)) return (flags & ~REAL_USER) | COMPRESSED;
@@ -287,6 +287,9 @@ export function textOfPart(p) {
 // compressed text compressed again (SPEC §9.9).
 // (The two notes of one message's original capture its id: see `resolveOffloads`.)
 export const PREVIEW_NOTE = /^\[offloaded \d+ tokens as (ctx_[0-9a-f]{16}); /;
+
+/** A tool result `progressive` cleared (`clearToolResult`): a preview as any other. */
+export const CLEARED_NOTE = /^\[cleared \d+ tokens as (ctx_[0-9a-f]{16})\]/;
 
 export const COMPRESSED_NOTE = /^\[compressed; the original is (ctx_[0-9a-f]{16}), /;
 
