@@ -9,7 +9,7 @@ const STRATEGY_HINTS = {
   truncate: "Drops the oldest groups until every target is met; the history still starts on a user message.",
   priority: "Drops old tool calls and their results first, then the oldest other messages; the newest user/assistant pairs stay.",
   summarize: "Replaces the oldest messages with one summary from an async summarizer (a 300 ms stub here) and keeps the newest verbatim.",
-  progressive: "Light to heavy, stopping when the target is met: runs of old tool calls become digests, large messages become previews with a reload id (the originals stay in result.offloaded); only if that is not enough are the oldest groups dropped.",
+  progressive: "Light to heavy, stopping when the target is met: runs of old tool calls become digests, large messages become previews with a reload id, old tool results are cleared to a placeholder with their id (the newest keepToolResults stay; the originals stay in result.offloaded); only if that is not enough are the oldest groups dropped.",
 };
 
 const state = { messages: null, analysis: null, result: null, runs: 0, summarizerCalls: [] };
