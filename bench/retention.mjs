@@ -283,10 +283,12 @@ function targets(rows, planted, base) {
       `${(progressive.perKAll / truncate.perKAll).toFixed(2)}×`, progressive.perKAll >= 3 * truncate.perKAll],
     ["progressive, no summarizer: ≥ priority's facts per 1k tokens",
       `${f1(progressive.perKAll)} vs ${f1(priority.perKAll)} (${(progressive.perKAll / priority.perKAll).toFixed(2)}×)`, progressive.perKAll >= priority.perKAll],
-    // (Of the turns the prompt still holds: of all that were planted, no strategy that keeps
-    // a turn's messages can reach half — see docs/performance.md.)
-    ["progressive, no summarizer: ≥ half the tool-head facts of the turns it holds visible or reloadable",
-      `${reached} of ${held} (${((100 * reached) / held).toFixed(0)}%; of all ${planted.toolHead}: ${((100 * headReached) / planted.toolHead).toFixed(0)}%)`, 2 * reached >= held],
+    // As the issue states it, of all planted; the share of the turns the prompt holds is
+    // shown beside it (why the first misses: docs/performance.md, Retention).
+    ["progressive, no summarizer: ≥ half the tool-head facts visible or reloadable",
+      `${headReached} of ${planted.toolHead} (${((100 * headReached) / planted.toolHead).toFixed(0)}%)`, 2 * headReached >= planted.toolHead],
+    ["progressive, no summarizer: ≥ half the tool-head facts of the turns it holds",
+      `${reached} of ${held} (${((100 * reached) / held).toFixed(0)}%)`, 2 * reached >= held],
   ];
   if (base) {
     // Every figure of the other strategies as the baseline build's (the same session).
