@@ -107,6 +107,29 @@ export async function launchBrowser() {
   };
 }
 
+/**
+ * The demo page (www/) served on 127.0.0.1 with the package under test, open and ready in
+ * a fresh Chromium; `lib` is the same package imported in Node (for control runs).
+ */
+export async function openDemoPage() {
+  const { startServer } = await import("../../www/serve.mjs");
+  const lib = await importNode();
+  const server = await startServer({ root: join(REPO, "www"), pkgDir: pkgDir() });
+  const browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-state="ready"]', { timeout: 20_000 });
+  return {
+    lib,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
 export function freePort() {
   return new Promise((ok, fail) => {
     const s = createServer();

@@ -7,29 +7,20 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, BUILD, pkgDir, importNode, launchBrowser } from "./helpers.mjs";
-import { startServer } from "../../www/serve.mjs";
+import { BUILD, openDemoPage } from "./helpers.mjs";
 import { GENERATORS } from "../../www/generators.js";
 
 const SCREENSHOTS = join(BUILD, "screenshots");
-let server;
+let demo;
 let browser;
 let page;
 let lib;
 
 before(async () => {
-  lib = await importNode();
-  server = await startServer({ root: join(REPO, "www"), pkgDir: pkgDir() });
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-state="ready"]', { timeout: 20_000 });
+  demo = await openDemoPage();
+  ({ lib, browser, page } = demo);
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => demo?.close());
 
 const text = (sel) => page.locator(sel).innerText();
 const num = async (sel) => Number((await text(sel)).replace(/[^\d]/g, ""));
