@@ -241,9 +241,14 @@ pub async fn reduce(
                 target_tokens,
             } => {
                 // Earlier summaries (single mode) go as `previousSummary`.
-                let (previous, rounds): (Vec<u32>, Vec<u32>) = messages
-                    .iter()
-                    .partition(|&&i| t.messages[i as usize].is_summary());
+                let (mut previous, mut rounds) = (Vec::new(), Vec::new());
+                for &i in messages {
+                    if t.messages[i as usize].is_summary() {
+                        previous.push(i);
+                    } else {
+                        rounds.push(i);
+                    }
+                }
                 // What is left for the text within the limit, less the wrapping and a token
                 // for the rounding (a summary of the tokens it was asked for was over
                 // summaryMaxTokens by those of the wrapping). With no room for a token, it is
