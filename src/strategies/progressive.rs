@@ -532,8 +532,8 @@ impl<'a> Progressive<'a> {
                 self.close_stage();
                 return Action::Finish;
             }
-            if let Some(action) = self.queue.first().cloned() {
-                self.queue.remove(0);
+            if !self.queue.is_empty() {
+                let action = self.queue.remove(0);
                 if self.still_applies(&action) {
                     self.pending = Some(action.clone());
                     return action;
@@ -741,20 +741,16 @@ impl<'a> Progressive<'a> {
                 &self.targets,
                 0..groups,
             );
-            let dropped: usize = self
-                .s
-                .groups
-                .iter()
-                .enumerate()
-                .filter(|(g, _)| drops.removed[*g])
-                .map(|(_, grp)| {
-                    grp.range()
-                        .filter(|&i| {
-                            self.fate[i] != Fate::Summarized || self.written_at[i].is_some()
-                        })
-                        .count()
-                })
-                .sum();
+            let mut dropped = 0;
+            for (g, group) in self.s.groups.iter().enumerate() {
+                if drops.removed[g] {
+                    for i in group.range() {
+                        if self.fate[i] != Fate::Summarized || self.written_at[i].is_some() {
+                            dropped += 1;
+                        }
+                    }
+                }
+            }
             if dropped > 0 {
                 self.events.push(CompressionEvent {
                     kind: "truncate",
