@@ -38,6 +38,23 @@ fn rewritten(reading: &Reading, w: Written, message: u32) -> Option<Made> {
     })
 }
 
+/// A tool run's digest (with `summary`, or undefined for none) and its originals.
+fn digest(reading: &Reading, messages: &[u32], preview: u32, summary: JsValue) -> Made {
+    let w = compress_run(reading, messages, preview, summary);
+    Made {
+        message: w.message(),
+        offload: Some((w.id(), pick(reading, messages))),
+    }
+}
+
+/// What `reduce` does for an action: what it made without the summarizer, or the summary it
+/// asks for — its kind, and its messages, earlier summaries and target, or the failure it
+/// is without asking.
+enum Step<'a> {
+    Made(Option<Made>),
+    Summary(&'static str, Result<(&'a [u32], &'a [u32], f64), Failure>),
+}
+
 /// The actions that need no summarizer: previews, cleared results and digests.
 fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Option<Made> {
     let preview = call.config.preview_chars as u32;
@@ -55,11 +72,7 @@ fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Opt
         // (What the model asked back stays as it is: a digest of it would have it reload again.)
         Action::CompressRun { messages } if holds_reload(reading, messages) => None,
         Action::CompressRun { messages } => {
-            let w = compress_run(reading, messages, preview, JsValue::UNDEFINED);
-            Some(Made {
-                message: w.message(),
-                offload: Some((w.id(), pick(reading, messages))),
-            })
+            Some(digest(reading, messages, preview, JsValue::UNDEFINED))
         }
         _ => None,
     }
@@ -191,17 +204,25 @@ pub async fn reduce(
     // The summarizer's calls of the summaries each stage took, by the place of its event (a
     // failed summary's are in its own event).
     let mut stage_calls: Vec<(u32, u32)> = Vec::new();
+    let preview = config.preview_chars as u32;
     loop {
         let action = p.next_action();
-        // The kind of the summary `made` holds, if any, and the calls this action made.
-        let mut asked = None;
+        // The calls this action made.
         let mut calls = 0;
         // The most a rewritten message may have (its note and `text_max`).
         let mut cap = f64::INFINITY;
-        let made = match &action {
+        // A round summary's messages: earlier summaries, and the rest.
+        let (mut previous, mut rounds) = (Vec::new(), Vec::new());
+        // What the action made without the summarizer, or what to ask it for.
+        let step = match &action {
             Action::Finish => break,
-            Action::Offload { .. } | Action::Clear { .. } => light(reading, t, call, &action),
-            Action::CompressRun { messages } if holds_reload(reading, messages) => None,
+            Action::Offload { .. } | Action::Clear { .. } => {
+                Step::Made(light(reading, t, call, &action))
+            }
+            Action::CompressRun { messages } if holds_reload(reading, messages) => Step::Made(None),
+            Action::CompressRun { messages } if !p.summarizing() => {
+                Step::Made(Some(digest(reading, messages, preview, JsValue::UNDEFINED)))
+            }
             Action::CompressRun { messages } => {
                 let target = messages
                     .iter()
@@ -209,39 +230,14 @@ pub async fn reduce(
                     .sum::<f64>()
                     * 0.2;
                 // (Its text is asked for at most `summaryMaxTokens`, as every summary.)
-                let summary = if p.summarizing() {
-                    let target = target.ceil().max(1.0).min(text_max);
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: messages,
-                        previous: &[],
-                    };
-                    match ask(call, reading, "toolRun", input, target, &mut calls).await? {
-                        Ok(answer) => {
-                            asked = Some("toolRun");
-                            JsValue::from(answer.text)
-                        }
-                        Err(failure) => {
-                            on_failure(&mut p, "toolRun", failure, "digest", calls)?;
-                            JsValue::UNDEFINED
-                        }
-                    }
-                } else {
-                    JsValue::UNDEFINED
-                };
-                let w = compress_run(reading, messages, config.preview_chars as u32, summary);
-                Some(Made {
-                    message: w.message(),
-                    offload: Some((w.id(), pick(reading, messages))),
-                })
+                let target = target.ceil().max(1.0).min(text_max);
+                Step::Summary("toolRun", Ok((messages, &[][..], target)))
             }
             Action::SummarizeRounds {
                 messages,
                 target_tokens,
             } => {
                 // Earlier summaries (single mode) go as `previousSummary`.
-                let (mut previous, mut rounds) = (Vec::new(), Vec::new());
                 for &i in messages {
                     if t.messages[i as usize].is_summary() {
                         previous.push(i);
@@ -255,35 +251,14 @@ pub async fn reduce(
                 // a summary too large without asking (as `summarize`: the summarizer was asked
                 // in every reduction of a history left over budget).
                 let room = p.limit(&action) - wrapping;
-                let outcome = if room < 1.0 {
+                if room < 1.0 {
                     check_abort(call, "round")?;
                     let failure = Failure::TooLarge(wrapping, p.limit(&action));
                     failed(call, "round", &failure)?;
-                    Err(failure)
+                    Step::Summary("round", Err(failure))
                 } else {
                     let target = (target_tokens - wrapping).max(1.0).min(room.floor());
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: &rounds,
-                        previous: &previous,
-                    };
-                    ask(call, reading, "round", input, target, &mut calls).await?
-                };
-                match outcome {
-                    Ok(answer) => {
-                        asked = Some("round");
-                        // (What it covers is `result.summarized`, not offloaded: SPEC §8
-                        // counts each input index once, and the input holds them.)
-                        Some(Made {
-                            message: summary_message(call, reading, &answer.text),
-                            offload: None,
-                        })
-                    }
-                    Err(failure) => {
-                        on_failure(&mut p, "round", failure, "none", calls)?;
-                        None
-                    }
+                    Step::Summary("round", Ok((&rounds, &previous, target)))
                 }
             }
             Action::Rewrite {
@@ -305,26 +280,63 @@ pub async fn reduce(
                     p.limit(&action).min(cap) - note - 1.0
                 };
                 if room < 1.0 {
-                    None
+                    Step::Made(None)
                 } else {
                     let target = target_tokens.min(room.floor());
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: &[*message],
-                        previous: &[],
-                    };
-                    match ask(call, reading, kind.name(), input, target, &mut calls).await? {
-                        Ok(answer) => {
-                            asked = Some(kind.name());
-                            let w = rewrite_with_summary(reading, *message, &answer.text);
-                            rewritten(reading, w, *message)
-                        }
-                        Err(failure) => {
-                            on_failure(&mut p, kind.name(), failure, "none", calls)?;
-                            None
+                    Step::Summary(
+                        kind.name(),
+                        Ok((std::slice::from_ref(message), &[], target)),
+                    )
+                }
+            }
+        };
+        // The kind of the summary `made` holds, if any.
+        let mut asked = None;
+        let made = match step {
+            Step::Made(made) => made,
+            Step::Summary(kind, question) => {
+                let outcome = match question {
+                    Ok((indices, previous, target)) => {
+                        let input = Input {
+                            t,
+                            structure: Some(p.structure()),
+                            indices,
+                            previous,
+                        };
+                        ask(call, reading, kind, input, target, &mut calls).await?
+                    }
+                    Err(failure) => Err(failure),
+                };
+                match outcome {
+                    Ok(answer) => {
+                        asked = Some(kind);
+                        match &action {
+                            Action::CompressRun { messages } => {
+                                Some(digest(reading, messages, preview, answer.text.into()))
+                            }
+                            Action::Rewrite { message, .. } => {
+                                let w = rewrite_with_summary(reading, *message, &answer.text);
+                                rewritten(reading, w, *message)
+                            }
+                            // (What it covers is `result.summarized`, not offloaded: SPEC §8
+                            // counts each input index once, and the input holds them.)
+                            _ => Some(Made {
+                                message: summary_message(call, reading, &answer.text),
+                                offload: None,
+                            }),
                         }
                     }
+                    Err(failure) => match &action {
+                        // A tool run is compressed without its summary.
+                        Action::CompressRun { messages } => {
+                            on_failure(&mut p, kind, failure, "digest", calls)?;
+                            Some(digest(reading, messages, preview, JsValue::UNDEFINED))
+                        }
+                        _ => {
+                            on_failure(&mut p, kind, failure, "none", calls)?;
+                            None
+                        }
+                    },
                 }
             }
         };
