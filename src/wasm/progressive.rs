@@ -55,29 +55,6 @@ enum Step<'a> {
     Summary(&'static str, Result<(&'a [u32], &'a [u32], f64), Failure>),
 }
 
-/// The actions that need no summarizer: previews, cleared results and digests.
-fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Option<Made> {
-    let preview = call.config.preview_chars as u32;
-    match action {
-        Action::Offload { message } => {
-            let tokens = t.messages[*message as usize].tokens;
-            let w = offload_message(reading, *message, preview, tokens);
-            rewritten(reading, w, *message)
-        }
-        Action::Clear { message } => {
-            let tokens = t.messages[*message as usize].tokens;
-            let w = clear_tool_result(reading, *message, tokens);
-            rewritten(reading, w, *message)
-        }
-        // (What the model asked back stays as it is: a digest of it would have it reload again.)
-        Action::CompressRun { messages } if holds_reload(reading, messages) => None,
-        Action::CompressRun { messages } => {
-            Some(digest(reading, messages, preview, JsValue::UNDEFINED))
-        }
-        _ => None,
-    }
-}
-
 /// Records what `action` made and tells the machine its tokens. When it made nothing, or
 /// something over the action's limit ([`Progressive::limit`]), the action is skipped:
 /// `Some(tokens)` in the second case.
@@ -136,29 +113,20 @@ fn unchanged_or_start(
 }
 
 /// `progressive` without a summarizer (`reduceSync`): stages 1–3 and 5 and, if needed,
-/// truncation.
+/// truncation. It is [`reduce`], which without a summarizer asks nothing and never waits:
+/// one poll finishes it. (One loop for both: the module carries it once.)
 pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
-    let started = now();
-    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
-        return Ok(result);
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let reducing = std::pin::pin!(reduce(call, t, reading, 0.0));
+    match reducing.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(result) => result,
+        Poll::Pending => unreachable!("reduceSync asked the summarizer"),
     }
-    let mut p = Progressive::new(t, &call.config);
-    hand_orphans(reading, p.structure());
-    let mut writings = Writings::none();
-    loop {
-        let action = p.next_action();
-        if action == Action::Finish {
-            break;
-        }
-        let made = light(reading, t, call, &action);
-        record(&mut p, &action, made, call, t, &mut writings, f64::INFINITY)?;
-    }
-    let r = p.finish()?;
-    let events = core_events(&r);
-    finish(call, reading, r, writings, events, started)
 }
 
-/// `progressive` with the summarizer (`reduce`): stages 1–7.
+/// `progressive` (`reduce`; `reduceSync` through [`reduce_sync`]): stages 1–7, those that
+/// summarize when there is a summarizer.
 /// `wrapping`: the summary message's ([`super::summarize::wrapping`]).
 pub async fn reduce(
     call: &Call,
@@ -216,9 +184,18 @@ pub async fn reduce(
         // What the action made without the summarizer, or what to ask it for.
         let step = match &action {
             Action::Finish => break,
-            Action::Offload { .. } | Action::Clear { .. } => {
-                Step::Made(light(reading, t, call, &action))
+            Action::Offload { message } => {
+                let tokens = t.messages[*message as usize].tokens;
+                let w = offload_message(reading, *message, preview, tokens);
+                Step::Made(rewritten(reading, w, *message))
             }
+            Action::Clear { message } => {
+                let tokens = t.messages[*message as usize].tokens;
+                let w = clear_tool_result(reading, *message, tokens);
+                Step::Made(rewritten(reading, w, *message))
+            }
+            // (What the model asked back stays as it is: a digest of it would have it reload
+            // again.)
             Action::CompressRun { messages } if holds_reload(reading, messages) => Step::Made(None),
             Action::CompressRun { messages } if !p.summarizing() => {
                 Step::Made(Some(digest(reading, messages, preview, JsValue::UNDEFINED)))
