@@ -227,10 +227,11 @@ pub async fn reduce(
                 // summaryMaxTokens by those of the wrapping). With no room for a token, it is
                 // a summary too large without asking (as `summarize`: the summarizer was asked
                 // in every reduction of a history left over budget).
-                let room = p.limit(&action) - wrapping;
+                let limit = p.limit(&action);
+                let room = limit - wrapping;
                 if room < 1.0 {
                     check_abort(call, "round")?;
-                    let failure = Failure::TooLarge(wrapping, p.limit(&action));
+                    let failure = Failure::TooLarge(wrapping, limit);
                     failed(call, "round", &failure)?;
                     Step::Summary("round", Err(failure))
                 } else {
