@@ -93,25 +93,6 @@ fn record(
     Ok(None)
 }
 
-/// After `reduceStart`: the result when no trigger fires and there are no orphans (nothing
-/// to do), else `None`.
-fn unchanged_or_start(
-    call: &Call,
-    t: &Transcript,
-    reading: &Reading,
-    started: f64,
-) -> Result<Option<Finished>, JsValue> {
-    report(call, "reduceStart", |e| {
-        set(e, "strategy", "progressive");
-        set(e, "messages", t.len() as u32);
-        set(e, "tokens", t.total_tokens());
-    })?;
-    if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, t, Reduction::unchanged(t), started).map(Some);
-    }
-    Ok(None)
-}
-
 /// `progressive` without a summarizer (`reduceSync`): stages 1–3 and 5 and, if needed,
 /// truncation. It is [`reduce`], which without a summarizer asks nothing and never waits:
 /// one poll finishes it. (One loop for both: the module carries it once.)
@@ -136,8 +117,14 @@ pub async fn reduce(
 ) -> Result<Finished, JsValue> {
     let config = &call.config;
     let started = now();
-    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
-        return Ok(result);
+    report(call, "reduceStart", |e| {
+        set(e, "strategy", "progressive");
+        set(e, "messages", t.len() as u32);
+        set(e, "tokens", t.total_tokens());
+    })?;
+    // No trigger fires and there are no orphans: nothing to do.
+    if !crate::should_reduce(t, config) {
+        return finish_plain(call, reading, t, Reduction::unchanged(t), started);
     }
     let mut p = Progressive::new(t, config);
     hand_orphans(reading, p.structure());
