@@ -341,49 +341,45 @@ impl<'a> Progressive<'a> {
                     .messages
                     .iter()
                     .rposition(|m| m.role == Role::Assistant);
-                (0..n)
-                    .filter(|&i| self.editable(i) && self.tokens[i] > large)
-                    .filter(|&i| {
-                        if stage == 2 {
-                            !self.in_keep_last(i)
-                        } else {
-                            self.in_keep_last(i) && Some(i) != latest_assistant
-                        }
-                    })
-                    .map(|i| Action::Offload { message: i as u32 })
-                    .collect()
+                let in_stage = |i| {
+                    if stage == 2 {
+                        !self.in_keep_last(i)
+                    } else {
+                        self.in_keep_last(i) && Some(i) != latest_assistant
+                    }
+                };
+                let mut actions = Vec::new();
+                for i in 0..n {
+                    if self.editable(i) && self.tokens[i] > large && in_stage(i) {
+                        actions.push(Action::Offload { message: i as u32 });
+                    }
+                }
+                actions
             }
             4 if self.has_summarizer => {
-                let messages: Vec<u32> = (0..n)
-                    .filter(|&i| {
-                        self.s.round_of[i] < current && self.s.round_of[i] > 0
-                            || (self.s.round_of[i] == 0 && current > 0)
-                    })
+                let mut chosen = vec![false; n];
+                for (i, chosen) in chosen.iter_mut().enumerate() {
+                    let round = self.s.round_of[i];
+                    let previous = round < current && round > 0 || (round == 0 && current > 0);
                     // What earlier stages wrote for these rounds goes into the summary too;
                     // in single mode, so do earlier summaries: the new one replaces them
                     // (the boundary sends their texts as `previousSummary`).
-                    .filter(|&i| {
-                        let m = &self.t.messages[i];
-                        let kept_system = m.is_system() && self.config.keep_system;
-                        !(self.fate[i] == Fate::Dropped
+                    let m = &self.t.messages[i];
+                    let kept_system = m.is_system() && self.config.keep_system;
+                    *chosen = previous
+                        && !(self.fate[i] == Fate::Dropped
                             || kept_system
                             || m.is_summary() && self.config.summary_mode == SummaryMode::Layered
-                            || self.in_keep_last(i))
-                    })
-                    .map(|i| i as u32)
-                    .collect();
-                // Whole groups only.
-                let mut chosen = vec![false; n];
-                for &i in &messages {
-                    chosen[i as usize] = true;
+                            || self.in_keep_last(i));
                 }
-                let messages: Vec<u32> = messages
-                    .into_iter()
-                    .filter(|&i| {
-                        let g = &self.s.groups[self.s.group_of[i as usize] as usize];
-                        g.range().all(|j| chosen[j]) && !self.orphan(i as usize)
-                    })
-                    .collect();
+                // Whole groups only.
+                let mut messages = Vec::new();
+                for i in 0..n {
+                    let g = &self.s.groups[self.s.group_of[i] as usize];
+                    if chosen[i] && g.range().all(|j| chosen[j]) && !self.orphan(i) {
+                        messages.push(i as u32);
+                    }
+                }
                 let messages = self.oldest_rounds(messages);
                 if messages.len() < 2 {
                     return Vec::new();
@@ -403,30 +399,37 @@ impl<'a> Progressive<'a> {
                 }]
             }
             5 => self.old_tool_results(),
-            6 if self.has_summarizer => (0..n)
-                .filter(|&i| {
-                    self.s.round_of[i] == current && self.editable(i) && self.tokens[i] > large
-                })
-                .map(|i| Action::Rewrite {
-                    message: i as u32,
-                    kind: SummaryKind::LargeMessage,
-                    target_tokens: (large * 0.5).floor().max(1.0),
-                })
-                .collect(),
-            7 if self.has_summarizer => (0..n)
-                .filter(|&i| {
-                    self.s.round_of[i] == current
+            6 if self.has_summarizer => {
+                let mut actions = Vec::new();
+                for i in 0..n {
+                    if self.s.round_of[i] == current && self.editable(i) && self.tokens[i] > large {
+                        actions.push(Action::Rewrite {
+                            message: i as u32,
+                            kind: SummaryKind::LargeMessage,
+                            target_tokens: (large * 0.5).floor().max(1.0),
+                        });
+                    }
+                }
+                actions
+            }
+            7 if self.has_summarizer => {
+                let mut actions = Vec::new();
+                for i in 0..n {
+                    if self.s.round_of[i] == current
                         && self.compressible(i)
                         && self.t.messages[i].role == Role::Tool
-                })
-                .map(|i| Action::Rewrite {
-                    message: i as u32,
-                    kind: SummaryKind::CurrentRound,
-                    target_tokens: (self.tokens_now(i) * self.config.current_round_ratio)
-                        .floor()
-                        .max(1.0),
-                })
-                .collect(),
+                    {
+                        actions.push(Action::Rewrite {
+                            message: i as u32,
+                            kind: SummaryKind::CurrentRound,
+                            target_tokens: (self.tokens_now(i) * self.config.current_round_ratio)
+                                .floor()
+                                .max(1.0),
+                        });
+                    }
+                }
+                actions
+            }
             _ => Vec::new(),
         }
     }
@@ -452,15 +455,17 @@ impl<'a> Progressive<'a> {
             whole -= 1;
             newer += results[whole];
         }
-        (0..whole)
-            .filter(|&i| {
-                results[i] > 0
-                    && self.s.round_of[i] < current
-                    && !self.in_keep_last(i)
-                    && self.editable(i)
-            })
-            .map(|i| Action::Clear { message: i as u32 })
-            .collect()
+        let mut actions = Vec::new();
+        for (i, &results) in results[..whole].iter().enumerate() {
+            if results > 0
+                && self.s.round_of[i] < current
+                && !self.in_keep_last(i)
+                && self.editable(i)
+            {
+                actions.push(Action::Clear { message: i as u32 });
+            }
+        }
+        actions
     }
 
     /// Of `messages` (stage 4's candidates: whole groups of previous rounds, oldest first),
@@ -527,8 +532,8 @@ impl<'a> Progressive<'a> {
                 self.close_stage();
                 return Action::Finish;
             }
-            if let Some(action) = self.queue.first().cloned() {
-                self.queue.remove(0);
+            if !self.queue.is_empty() {
+                let action = self.queue.remove(0);
                 if self.still_applies(&action) {
                     self.pending = Some(action.clone());
                     return action;
@@ -736,20 +741,16 @@ impl<'a> Progressive<'a> {
                 &self.targets,
                 0..groups,
             );
-            let dropped: usize = self
-                .s
-                .groups
-                .iter()
-                .enumerate()
-                .filter(|(g, _)| drops.removed[*g])
-                .map(|(_, grp)| {
-                    grp.range()
-                        .filter(|&i| {
-                            self.fate[i] != Fate::Summarized || self.written_at[i].is_some()
-                        })
-                        .count()
-                })
-                .sum();
+            let mut dropped = 0;
+            for (g, group) in self.s.groups.iter().enumerate() {
+                if drops.removed[g] {
+                    for i in group.range() {
+                        if self.fate[i] != Fate::Summarized || self.written_at[i].is_some() {
+                            dropped += 1;
+                        }
+                    }
+                }
+            }
             if dropped > 0 {
                 self.events.push(CompressionEvent {
                     kind: "truncate",

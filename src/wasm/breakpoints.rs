@@ -33,10 +33,9 @@ pub fn mark(
     }
     let mut facts = vec![0u8; output.len()];
     js::breakpoint_spots(reading, &messages, &mut facts)?;
-    let spots: Vec<Spot> = output
-        .iter()
-        .zip(&facts)
-        .map(|(slot, &f)| Spot {
+    let mut spots = Vec::with_capacity(output.len());
+    for (slot, &f) in output.iter().zip(&facts) {
+        spots.push(Spot {
             stable: match *slot {
                 Slot::Input(i) | Slot::Cleaned(i) => {
                     t.messages.get(i as usize).is_some_and(is_stable)
@@ -46,19 +45,19 @@ pub fn mark(
             },
             marks: f & SPOT_MARKS,
             markable: f & SPOT_MARKABLE != 0,
-        })
-        .collect();
+        });
+    }
     let at = place(&spots);
     if at.is_empty() {
         return Ok(finished);
     }
-    let inputs: Vec<u32> = at
-        .iter()
-        .map(|&p| match output[p as usize] {
+    let mut inputs = Vec::with_capacity(at.len());
+    for &p in &at {
+        inputs.push(match output[p as usize] {
             Slot::Input(i) => i,
             Slot::New(_) | Slot::Cleaned(_) => u32::MAX,
-        })
-        .collect();
+        });
+    }
     let replaced = js::mark_breakpoints(reading, &finished.result, &at, &inputs)?;
     finished.unmarked = Some((at, replaced));
     Ok(finished)

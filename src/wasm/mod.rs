@@ -238,11 +238,8 @@ fn reduce_reported(call: &Call, t: &Transcript, reading: &Reading) -> Result<Fin
             } else {
                 crate::reduce_sync(t, &call.config)?
             };
-            let indices = if memo {
-                Indices::of(&r).memoised()
-            } else {
-                Indices::of(&r)
-            };
+            let indices = Indices::of(&r);
+            let indices = if memo { indices.memoised() } else { indices };
             let r = std::rc::Rc::new((r, indices));
             if memo {
                 memo::keep_reduction(version, &call.config, t, &r);

@@ -38,31 +38,21 @@ fn rewritten(reading: &Reading, w: Written, message: u32) -> Option<Made> {
     })
 }
 
-/// The actions that need no summarizer: previews, cleared results and digests.
-fn light(reading: &Reading, t: &Transcript, call: &Call, action: &Action) -> Option<Made> {
-    let preview = call.config.preview_chars as u32;
-    match action {
-        Action::Offload { message } => {
-            let tokens = t.messages[*message as usize].tokens;
-            let w = offload_message(reading, *message, preview, tokens);
-            rewritten(reading, w, *message)
-        }
-        Action::Clear { message } => {
-            let tokens = t.messages[*message as usize].tokens;
-            let w = clear_tool_result(reading, *message, tokens);
-            rewritten(reading, w, *message)
-        }
-        // (What the model asked back stays as it is: a digest of it would have it reload again.)
-        Action::CompressRun { messages } if holds_reload(reading, messages) => None,
-        Action::CompressRun { messages } => {
-            let w = compress_run(reading, messages, preview, JsValue::UNDEFINED);
-            Some(Made {
-                message: w.message(),
-                offload: Some((w.id(), pick(reading, messages))),
-            })
-        }
-        _ => None,
+/// A tool run's digest (with `summary`, or undefined for none) and its originals.
+fn digest(reading: &Reading, messages: &[u32], preview: u32, summary: JsValue) -> Made {
+    let w = compress_run(reading, messages, preview, summary);
+    Made {
+        message: w.message(),
+        offload: Some((w.id(), pick(reading, messages))),
     }
+}
+
+/// What `reduce` does for an action: what it made without the summarizer, or the summary it
+/// asks for — its kind, and its messages, earlier summaries and target, or the failure it
+/// is without asking.
+enum Step<'a> {
+    Made(Option<Made>),
+    Summary(&'static str, Result<(&'a [u32], &'a [u32], f64), Failure>),
 }
 
 /// Records what `action` made and tells the machine its tokens. When it made nothing, or
@@ -103,49 +93,21 @@ fn record(
     Ok(None)
 }
 
-/// After `reduceStart`: the result when no trigger fires and there are no orphans (nothing
-/// to do), else `None`.
-fn unchanged_or_start(
-    call: &Call,
-    t: &Transcript,
-    reading: &Reading,
-    started: f64,
-) -> Result<Option<Finished>, JsValue> {
-    report(call, "reduceStart", |e| {
-        set(e, "strategy", "progressive");
-        set(e, "messages", t.len() as u32);
-        set(e, "tokens", t.total_tokens());
-    })?;
-    if !crate::should_reduce(t, &call.config) {
-        return finish_plain(call, reading, t, Reduction::unchanged(t), started).map(Some);
-    }
-    Ok(None)
-}
-
 /// `progressive` without a summarizer (`reduceSync`): stages 1–3 and 5 and, if needed,
-/// truncation.
+/// truncation. It is [`reduce`], which without a summarizer asks nothing and never waits:
+/// one poll finishes it. (One loop for both: the module carries it once.)
 pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Finished, JsValue> {
-    let started = now();
-    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
-        return Ok(result);
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let reducing = std::pin::pin!(reduce(call, t, reading, 0.0));
+    match reducing.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(result) => result,
+        Poll::Pending => unreachable!("reduceSync asked the summarizer"),
     }
-    let mut p = Progressive::new(t, &call.config);
-    hand_orphans(reading, p.structure());
-    let mut writings = Writings::none();
-    loop {
-        let action = p.next_action();
-        if action == Action::Finish {
-            break;
-        }
-        let made = light(reading, t, call, &action);
-        record(&mut p, &action, made, call, t, &mut writings, f64::INFINITY)?;
-    }
-    let r = p.finish()?;
-    let events = core_events(&r);
-    finish(call, reading, r, writings, events, started)
 }
 
-/// `progressive` with the summarizer (`reduce`): stages 1–7.
+/// `progressive` (`reduce`; `reduceSync` through [`reduce_sync`]): stages 1–7, those that
+/// summarize when there is a summarizer.
 /// `wrapping`: the summary message's ([`super::summarize::wrapping`]).
 pub async fn reduce(
     call: &Call,
@@ -155,8 +117,14 @@ pub async fn reduce(
 ) -> Result<Finished, JsValue> {
     let config = &call.config;
     let started = now();
-    if let Some(result) = unchanged_or_start(call, t, reading, started)? {
-        return Ok(result);
+    report(call, "reduceStart", |e| {
+        set(e, "strategy", "progressive");
+        set(e, "messages", t.len() as u32);
+        set(e, "tokens", t.total_tokens());
+    })?;
+    // No trigger fires and there are no orphans: nothing to do.
+    if !crate::should_reduce(t, config) {
+        return finish_plain(call, reading, t, Reduction::unchanged(t), started);
     }
     let mut p = Progressive::new(t, config);
     hand_orphans(reading, p.structure());
@@ -191,17 +159,34 @@ pub async fn reduce(
     // The summarizer's calls of the summaries each stage took, by the place of its event (a
     // failed summary's are in its own event).
     let mut stage_calls: Vec<(u32, u32)> = Vec::new();
+    let preview = config.preview_chars as u32;
     loop {
         let action = p.next_action();
-        // The kind of the summary `made` holds, if any, and the calls this action made.
-        let mut asked = None;
+        // The calls this action made.
         let mut calls = 0;
         // The most a rewritten message may have (its note and `text_max`).
         let mut cap = f64::INFINITY;
-        let made = match &action {
+        // A round summary's messages: earlier summaries, and the rest.
+        let (mut previous, mut rounds) = (Vec::new(), Vec::new());
+        // What the action made without the summarizer, or what to ask it for.
+        let step = match &action {
             Action::Finish => break,
-            Action::Offload { .. } | Action::Clear { .. } => light(reading, t, call, &action),
-            Action::CompressRun { messages } if holds_reload(reading, messages) => None,
+            Action::Offload { message } => {
+                let tokens = t.messages[*message as usize].tokens;
+                let w = offload_message(reading, *message, preview, tokens);
+                Step::Made(rewritten(reading, w, *message))
+            }
+            Action::Clear { message } => {
+                let tokens = t.messages[*message as usize].tokens;
+                let w = clear_tool_result(reading, *message, tokens);
+                Step::Made(rewritten(reading, w, *message))
+            }
+            // (What the model asked back stays as it is: a digest of it would have it reload
+            // again.)
+            Action::CompressRun { messages } if holds_reload(reading, messages) => Step::Made(None),
+            Action::CompressRun { messages } if !p.summarizing() => {
+                Step::Made(Some(digest(reading, messages, preview, JsValue::UNDEFINED)))
+            }
             Action::CompressRun { messages } => {
                 let target = messages
                     .iter()
@@ -209,76 +194,36 @@ pub async fn reduce(
                     .sum::<f64>()
                     * 0.2;
                 // (Its text is asked for at most `summaryMaxTokens`, as every summary.)
-                let summary = if p.summarizing() {
-                    let target = target.ceil().max(1.0).min(text_max);
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: messages,
-                        previous: &[],
-                    };
-                    match ask(call, reading, "toolRun", input, target, &mut calls).await? {
-                        Ok(answer) => {
-                            asked = Some("toolRun");
-                            JsValue::from(answer.text)
-                        }
-                        Err(failure) => {
-                            on_failure(&mut p, "toolRun", failure, "digest", calls)?;
-                            JsValue::UNDEFINED
-                        }
-                    }
-                } else {
-                    JsValue::UNDEFINED
-                };
-                let w = compress_run(reading, messages, config.preview_chars as u32, summary);
-                Some(Made {
-                    message: w.message(),
-                    offload: Some((w.id(), pick(reading, messages))),
-                })
+                let target = target.ceil().max(1.0).min(text_max);
+                Step::Summary("toolRun", Ok((messages, &[][..], target)))
             }
             Action::SummarizeRounds {
                 messages,
                 target_tokens,
             } => {
                 // Earlier summaries (single mode) go as `previousSummary`.
-                let (previous, rounds): (Vec<u32>, Vec<u32>) = messages
-                    .iter()
-                    .partition(|&&i| t.messages[i as usize].is_summary());
+                for &i in messages {
+                    if t.messages[i as usize].is_summary() {
+                        previous.push(i);
+                    } else {
+                        rounds.push(i);
+                    }
+                }
                 // What is left for the text within the limit, less the wrapping and a token
                 // for the rounding (a summary of the tokens it was asked for was over
                 // summaryMaxTokens by those of the wrapping). With no room for a token, it is
                 // a summary too large without asking (as `summarize`: the summarizer was asked
                 // in every reduction of a history left over budget).
-                let room = p.limit(&action) - wrapping;
-                let outcome = if room < 1.0 {
+                let limit = p.limit(&action);
+                let room = limit - wrapping;
+                if room < 1.0 {
                     check_abort(call, "round")?;
-                    let failure = Failure::TooLarge(wrapping, p.limit(&action));
+                    let failure = Failure::TooLarge(wrapping, limit);
                     failed(call, "round", &failure)?;
-                    Err(failure)
+                    Step::Summary("round", Err(failure))
                 } else {
                     let target = (target_tokens - wrapping).max(1.0).min(room.floor());
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: &rounds,
-                        previous: &previous,
-                    };
-                    ask(call, reading, "round", input, target, &mut calls).await?
-                };
-                match outcome {
-                    Ok(answer) => {
-                        asked = Some("round");
-                        // (What it covers is `result.summarized`, not offloaded: SPEC §8
-                        // counts each input index once, and the input holds them.)
-                        Some(Made {
-                            message: summary_message(call, reading, &answer.text),
-                            offload: None,
-                        })
-                    }
-                    Err(failure) => {
-                        on_failure(&mut p, "round", failure, "none", calls)?;
-                        None
-                    }
+                    Step::Summary("round", Ok((&rounds, &previous, target)))
                 }
             }
             Action::Rewrite {
@@ -300,26 +245,63 @@ pub async fn reduce(
                     p.limit(&action).min(cap) - note - 1.0
                 };
                 if room < 1.0 {
-                    None
+                    Step::Made(None)
                 } else {
                     let target = target_tokens.min(room.floor());
-                    let input = Input {
-                        t,
-                        structure: Some(p.structure()),
-                        indices: &[*message],
-                        previous: &[],
-                    };
-                    match ask(call, reading, kind.name(), input, target, &mut calls).await? {
-                        Ok(answer) => {
-                            asked = Some(kind.name());
-                            let w = rewrite_with_summary(reading, *message, &answer.text);
-                            rewritten(reading, w, *message)
-                        }
-                        Err(failure) => {
-                            on_failure(&mut p, kind.name(), failure, "none", calls)?;
-                            None
+                    Step::Summary(
+                        kind.name(),
+                        Ok((std::slice::from_ref(message), &[], target)),
+                    )
+                }
+            }
+        };
+        // The kind of the summary `made` holds, if any.
+        let mut asked = None;
+        let made = match step {
+            Step::Made(made) => made,
+            Step::Summary(kind, question) => {
+                let outcome = match question {
+                    Ok((indices, previous, target)) => {
+                        let input = Input {
+                            t,
+                            structure: Some(p.structure()),
+                            indices,
+                            previous,
+                        };
+                        ask(call, reading, kind, input, target, &mut calls).await?
+                    }
+                    Err(failure) => Err(failure),
+                };
+                match outcome {
+                    Ok(answer) => {
+                        asked = Some(kind);
+                        match &action {
+                            Action::CompressRun { messages } => {
+                                Some(digest(reading, messages, preview, answer.text.into()))
+                            }
+                            Action::Rewrite { message, .. } => {
+                                let w = rewrite_with_summary(reading, *message, &answer.text);
+                                rewritten(reading, w, *message)
+                            }
+                            // (What it covers is `result.summarized`, not offloaded: SPEC §8
+                            // counts each input index once, and the input holds them.)
+                            _ => Some(Made {
+                                message: summary_message(call, reading, &answer.text),
+                                offload: None,
+                            }),
                         }
                     }
+                    Err(failure) => match &action {
+                        // A tool run is compressed without its summary.
+                        Action::CompressRun { messages } => {
+                            on_failure(&mut p, kind, failure, "digest", calls)?;
+                            Some(digest(reading, messages, preview, JsValue::UNDEFINED))
+                        }
+                        _ => {
+                            on_failure(&mut p, kind, failure, "none", calls)?;
+                            None
+                        }
+                    },
                 }
             }
         };
