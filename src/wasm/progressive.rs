@@ -102,7 +102,12 @@ pub fn reduce_sync(call: &Call, t: &Transcript, reading: &Reading) -> Result<Fin
     let reducing = std::pin::pin!(reduce(call, t, reading, 0.0));
     match reducing.poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(result) => result,
-        Poll::Pending => unreachable!("reduceSync asked the summarizer"),
+        // (Not reached: without a summarizer no stage asks one. An error, not a trap, if so.)
+        Poll::Pending => Err(crate::error::ReduceError::new(
+            crate::error::ErrorCode::SummarizerRequiresAsync,
+            "progressive asked for a summarizer in reduceSync: use `await reduce(messages, config)`",
+        )
+        .into()),
     }
 }
 
