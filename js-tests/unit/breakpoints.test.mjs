@@ -83,6 +83,19 @@ test("LangChain: a content block of the same class; never a ToolMessage, nor tex
   assert.deepEqual(withBreakpoint("langchain", { type: "human", data: { content: "q" } }), { type: "human", data: { content: [{ type: "text", text: "q", cache_control: EPHEMERAL }] } });
 });
 
+test("the caller's marks are counted as the API counts them: inside a tool_result, and once per AI SDK last part", () => {
+  const nested = [
+    { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "r", cache_control: EPHEMERAL }], cache_control: EPHEMERAL }] },
+  ];
+  assert.deepEqual(spots(nested, "anthropic").map((s) => s.marks), [0, 2]);
+  const anthropic = { anthropic: { cacheControl: EPHEMERAL } };
+  const both = { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b", providerOptions: anthropic }], providerOptions: anthropic };
+  const firstAndMessage = { role: "user", content: [{ type: "text", text: "a", providerOptions: anthropic }, { type: "text", text: "b" }], providerOptions: anthropic };
+  const messageOnly = { role: "user", content: "c", providerOptions: anthropic };
+  assert.deepEqual(spots([both, firstAndMessage, messageOnly], "vercel").map((s) => s.marks), [1, 2, 1]);
+});
+
 test("a summary is told by its tag, as the reader tells one", () => {
   const summary = { role: "user", content: `<${TAG}>\nwhat happened\n</${TAG}>` };
   assert.deepEqual(spots([summary, { role: "user", content: "q" }], "anthropic").map((s) => s.summary), [true, false]);

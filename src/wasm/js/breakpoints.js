@@ -53,9 +53,15 @@ function withMarkedBlock(content, k) {
   return blocks;
 }
 
+/** The marks a content carries, those inside a `tool_result`'s blocks too: Anthropic counts
+ * every `cache_control` of the request toward its four. */
 function countBlocks(content) {
   let n = 0;
-  if (Array.isArray(content)) for (const b of content) if (blockMarked(b)) n++;
+  if (!Array.isArray(content)) return n;
+  for (const b of content) {
+    if (blockMarked(b)) n++;
+    if (isObject(b) && Array.isArray(b.content)) n += countBlocks(b.content);
+  }
   return n;
 }
 
@@ -94,8 +100,17 @@ const SPOTS = {
   anthropic: (m) => [countBlocks(m.content), markedBlock(m.content) !== undefined],
   langchain: (m) => [countBlocks(langchainShape(m)[1].content), langchainBlock(m) !== undefined],
   vercel: (m) => {
-    let n = optionsMarked(m.providerOptions) ? 1 : 0;
-    if (Array.isArray(m.content)) for (const p of m.content) if (isObject(p) && optionsMarked(p.providerOptions)) n++;
+    // The provider takes a part's own mark, else the message's on its last part only: one
+    // breakpoint there when both are set.
+    let n = 0, lastMarked = false;
+    const parts = Array.isArray(m.content) ? m.content : [];
+    parts.forEach((p, k) => {
+      if (isObject(p) && optionsMarked(p.providerOptions)) {
+        n++;
+        lastMarked = k === parts.length - 1;
+      }
+    });
+    if (optionsMarked(m.providerOptions) && !lastMarked) n++;
     return [n, vercelMarkable(m)];
   },
   "vercel-ui": (m) => {
