@@ -6,10 +6,12 @@ import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { spawn } from "node:child_process";
+import { before, after } from "node:test";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = (name) => join(REPO, "node_modules", ".bin", name);
 export const BUILD = join(REPO, "build");
+export const SCREENSHOTS = join(BUILD, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 /** The package directory under test: $CHR_PKG, else the repo's pkg/. */
@@ -128,6 +130,13 @@ export async function openDemoPage() {
       await server.close();
     },
   };
+}
+
+/** The demo page open for a test file's tests (`onOpen` gets it, before them), closed after. */
+export function useDemoPage(onOpen) {
+  let demo;
+  before(async () => onOpen((demo = await openDemoPage())));
+  after(() => demo?.close());
 }
 
 export function freePort() {

@@ -5,29 +5,20 @@
 // The control runs in Node on the same package, with the same summarizer and turns.
 //
 //   CHR_PKG=/path/to/chat-history-reducer node --test js-tests/e2e/page-history.test.mjs
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD, openDemoPage } from "./helpers.mjs";
+import { SCREENSHOTS, useDemoPage } from "./helpers.mjs";
 import { GENERATORS } from "../../www/generators.js";
 import { stubSummarizer } from "../../www/summarizer.js";
 import { turns } from "../../www/turns.js";
 
-const SCREENSHOTS = join(BUILD, "screenshots");
 const STORAGE_KEY = "chat-history-reducer-demo";
 const TURNS = 10;
 const CONFIG = { strategy: "summarize", maxTokens: 900, keepLast: 1 };
-let demo;
-let browser;
-let page;
-let lib;
-
-before(async () => {
-  demo = await openDemoPage();
-  ({ lib, browser, page } = demo);
-});
-after(() => demo?.close());
+let browser, page, lib;
+useDemoPage((demo) => ({ lib, browser, page } = demo));
 
 const text = (sel) => page.locator(sel).innerText();
 const num = async (sel) => Number((await text(sel)).replace(/[^\d]/g, ""));

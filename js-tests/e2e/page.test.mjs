@@ -3,24 +3,15 @@
 // and the async summarize path) and shows what happened to each message.
 //
 //   CHR_PKG=/path/to/chat-history-reducer node --test js-tests/e2e/page.test.mjs
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD, openDemoPage } from "./helpers.mjs";
+import { SCREENSHOTS, useDemoPage } from "./helpers.mjs";
 import { GENERATORS } from "../../www/generators.js";
 
-const SCREENSHOTS = join(BUILD, "screenshots");
-let demo;
-let browser;
-let page;
-let lib;
-
-before(async () => {
-  demo = await openDemoPage();
-  ({ lib, browser, page } = demo);
-});
-after(() => demo?.close());
+let browser, page, lib;
+useDemoPage((demo) => ({ lib, browser, page } = demo));
 
 const text = (sel) => page.locator(sel).innerText();
 const num = async (sel) => Number((await text(sel)).replace(/[^\d]/g, ""));
