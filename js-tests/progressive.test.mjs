@@ -164,9 +164,10 @@ test("progressive without a summarizer clears old tool results before any group 
   }
   assert.ok(r.tokensAfter <= config.targetTokens);
   assert.equal(reduceSync(r.messages, config).reduced, false, "stable");
-  // A lower target: every result but the newest three (keepToolResults), then groups go.
+  // A lower target: every result but the newest three (keepToolResults), then groups go,
+  // their calls listed in the index of dropped tool calls.
   const low = reduceSync(input, { ...large, maxTokens: 1500 });
-  assert.deepEqual(low.events.map((e) => e.type), ["clearToolResults", "truncate"]);
+  assert.deepEqual(low.events.map((e) => e.type), ["clearToolResults", "indexToolCalls", "truncate"]);
   assert.equal(low.events[0].messages, 7);
   assert.deepEqual(low.messages.filter((m) => m.role === "tool" && !m.content.startsWith("[cleared ")), input.slice(-12).filter((m) => m.role === "tool").slice(-3));
   // keepToolResults 0: the eighth oldest result may go too, and then no group has to.
@@ -211,8 +212,8 @@ test("what the model reloaded is not compressed, cleared or offloaded again, in 
     { role: "tool", tool_call_id: "r1", content: big },
     { role: "assistant", content: "It says the original log line, many times." },
     ...readingSession(6).slice(1)];
-  // A 3,000-token window: minToolRun 2, largeMessageTokens 120.
-  const r = reduceSync(input, { strategy: "progressive", maxTokens: 3000 });
+  // A 3,000-token window: largeMessageTokens 120; runs of two set (the default is 3).
+  const r = reduceSync(input, { strategy: "progressive", maxTokens: 3000, minToolRun: 2 });
   assert.ok(r.events.some((e) => e.type === "toolRuns"), r.events.map((e) => e.type).join());
   assert.ok(!r.rewritten.includes(2) && !Object.values(r.offloaded).flat().includes(input[2]), "the reload's result is no original of an offload");
   assert.ok(r.kept.includes(2) || r.dropped.includes(2));
@@ -476,7 +477,7 @@ test("progressive: result.events lists a failed summary where it failed, after t
   });
   const names = r.events.map((e) => (e.type === "summarizeFailed" ? `failed:${e.kind}` : e.type));
   // (Old results that stage 2 left whole are cleared once the round summary failed.)
-  assert.deepEqual(names, ["offloadOld", "failed:round", "clearToolResults", "compressCurrentRound", "truncate"]);
+  assert.deepEqual(names, ["offloadOld", "failed:round", "clearToolResults", "compressCurrentRound", "indexToolCalls", "truncate"]);
 });
 
 test("progressive: a summarizer that timed out is asked nothing more in that reduction (timeoutMs bounds the wait once, not once a summary)", async () => {

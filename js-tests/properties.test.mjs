@@ -343,9 +343,9 @@ test("progressive's clearToolResults in every format: only old results, the newe
     const input = write[format](steps(rand, true), rand() < 0.5);
     const total = estimateTokens(input);
     const keepToolResults = int(5);
-    // Stages 1–3 kept out: what is not cleared, truncation drops.
+    // Stages 1–3 and the index of dropped calls kept out: what is not cleared, truncation drops.
     const config = { strategy: "progressive", format, maxTokens: Math.max(40, Math.floor(total * (0.4 + rand() * 0.6))),
-      keepLast: int(3), keepToolResults, largeMessageTokens: 1e9, minToolRun: 1e6 };
+      keepLast: int(3), keepToolResults, largeMessageTokens: 1e9, minToolRun: 1e6, toolIndexRatio: 0 };
     const where = `case ${k}: ${format} ${JSON.stringify(config)}`;
     const r = reduceSync(input, config);
     let valid = true;
@@ -377,6 +377,70 @@ test("progressive's clearToolResults in every format: only old results, the newe
   }
   assert.deepEqual([...clearedIn].sort(), [...formats].sort(), "every format had results cleared");
   assert.ok(clearings > 50, `results cleared: ${clearings}`);
+});
+
+const INDEX_HEADER = "Earlier tool calls, removed to save room.";
+
+test("progressive's index of dropped tool calls in every format: after the system messages, within its share, each id reloads a whole tool group that went; accepted, accounted for, stable, carried over by ChatHistory", async () => {
+  const { ChatHistory } = await import("chat-history-reducer");
+  const { rand, int } = seeded(31);
+  const formats = Object.keys(write);
+  const indexedIn = new Set();
+  let lines = 0;
+  for (let k = 0; k < Math.max(70, CASES / 4); k++) {
+    const format = formats[k % formats.length];
+    const input = write[format](steps(rand, true).concat(steps(rand, true)), rand() < 0.5);
+    const total = estimateTokens(input);
+    const toolIndexRatio = rand() < 0.3 ? 0.1 : 0.05 + rand() * 0.5;
+    const config = { strategy: "progressive", format, maxTokens: Math.max(60, Math.floor(total * (0.2 + rand() * 0.5))), keepLast: int(3), toolIndexRatio,
+      ...(rand() < 0.5 ? { largeMessageTokens: 1e9, minToolRun: 1e6 } : {}) };
+    const where = `case ${k}: ${format} ${JSON.stringify(config)}`;
+    const r = reduceSync(input, config);
+    let valid = true;
+    try { accepts[format](input); } catch { valid = false; }
+    if (valid) accepts[format](r.messages);
+    const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+    assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+    const at = r.messages.findIndex((m) => JSON.stringify(m).includes(INDEX_HEADER));
+    const event = r.events.find((e) => e.type === "indexToolCalls");
+    assert.equal(at >= 0, event !== undefined, `${where}: an index with its event`);
+    if (at >= 0) {
+      assert.equal(r.messages.filter((m) => JSON.stringify(m).includes(INDEX_HEADER)).length, 1, `${where}: one index`);
+      for (const m of r.messages.slice(0, at)) assert.ok(/"(system|developer)"/.test(JSON.stringify(m)), `${where}: ${JSON.stringify(m).slice(0, 80)} before the index`);
+      assert.ok(estimateTokens([r.messages[at]], config) <= toolIndexRatio * Math.floor(config.maxTokens * 0.8), `${where}: within its share`);
+      const ids = JSON.stringify(r.messages[at]).match(/→ ctx_[0-9a-f]{16}/g).map((s) => s.slice(2));
+      let listed = 0;
+      for (const id of ids) {
+        const originals = r.offloaded[id];
+        assert.ok(Array.isArray(originals), `${where}: ${id} reloads`);
+        const indices = originals.map((m) => input.indexOf(m));
+        assert.ok(indices.every((i) => i >= 0 && r.rewritten.includes(i) && !r.messages.includes(input[i])), `${where}: ${id} is input ${indices}, gone`);
+        assert.ok(indices.some((i) => resultsIn(format, input[i]) > 0), `${where}: ${id} holds results`);
+        listed += originals.length;
+      }
+      assert.equal(event.messages, listed, `${where}: the event counts what the index lists`);
+      indexedIn.add(format);
+      lines += ids.length;
+    }
+    assert.equal(r.tokensAfter, estimateTokens(r.messages, config), `${where}: tokensAfter`);
+    if (!r.overBudget) assert.equal(reduceSync(r.messages, config).reduced, false, `${where}: stable`);
+    // ChatHistory over the same messages in two halves: the second index takes the first's
+    // lines over, and every id the prompt names reloads.
+    const h = new ChatHistory(config);
+    const half = Math.floor(input.length / 2);
+    let cut = half;
+    while (cut < input.length && !isRealUser(format, input[cut])) cut++;
+    h.push(...input.slice(0, cut));
+    await h.prepare();
+    h.push(...input.slice(cut));
+    const sent = await h.prepare();
+    if (valid) accepts[format](sent);
+    for (const id of new Set(JSON.stringify(sent).match(/ctx_[0-9a-f]{16}/g) ?? [])) {
+      assert.ok(h.reload(id)?.every((m) => input.includes(m)), `${where}: ChatHistory reloads ${id}`);
+    }
+  }
+  assert.deepEqual([...indexedIn].sort(), [...formats].sort(), "every format had an index");
+  assert.ok(lines > 100, `lines: ${lines}`);
 });
 
 test("random ChatHistory sessions: what is sent fits, nothing is lost, JSON round trips continue alike", async () => {

@@ -34,6 +34,10 @@ pub const MIN_TOOL_RUN: usize = 6;
 /// `ClearToolUsesEdit` keep by default.
 pub const KEEP_TOOL_RESULTS: usize = 3;
 
+/// `toolIndexRatio` unless set: the share of the token target that `progressive`'s index
+/// of dropped tool calls may take.
+pub const TOOL_INDEX_RATIO: f64 = 0.1;
+
 /// An option's value as the caller gave it, before validation. The boundary turns
 /// JavaScript values into these; tests build them directly.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,6 +156,9 @@ pub struct Config {
     /// `progressive`: the newest tool results its stage `clearToolResults` leaves whole.
     pub keep_tool_results: usize,
     pub current_round_ratio: f64,
+    /// `progressive`: the share of the token target its index of dropped tool calls may
+    /// take (0: no index).
+    pub tool_index_ratio: f64,
     pub on_over_budget: OnOverBudget,
     /// The most one summarizer call is handed (`strategies::chunks`).
     pub summarizer_input_tokens: f64,
@@ -192,6 +199,7 @@ impl Default for Config {
             min_tool_run: MIN_TOOL_RUN,
             keep_tool_results: KEEP_TOOL_RESULTS,
             current_round_ratio: 0.3,
+            tool_index_ratio: TOOL_INDEX_RATIO,
             on_over_budget: OnOverBudget::BestEffort,
             summarizer_input_tokens: DEFAULT_SUMMARIZER_INPUT_TOKENS,
             cache_breakpoints: false,
@@ -624,6 +632,15 @@ impl Config {
         if let Some(b) = r.boolean("cacheBreakpoints")? {
             c.cache_breakpoints = b;
         }
+        if let Some(x) = r.number("toolIndexRatio")? {
+            if x > 1.0 {
+                return Err(ReduceError::config(
+                    "toolIndexRatio",
+                    cat(&["toolIndexRatio must be between 0 and 1, got ", &show(x)]),
+                ));
+            }
+            c.tool_index_ratio = x;
+        }
         Ok(c)
     }
 
@@ -665,15 +682,17 @@ impl Config {
         })
     }
 
-    /// `minToolRun` unless set: one message of run per 4,000 tokens of target, from 2 to
+    /// `minToolRun` unless set: one message of run per 4,000 tokens of target, from 3 to
     /// [`MIN_TOOL_RUN`] (reached at a 24,000-token target). At the few hundred tokens an
     /// agent's tool message has, a run of six is a sixth of a 30k window's target; at an 8k
     /// window a history of a few tool groups is reduced before six tool messages in a row
-    /// ever stand in it, so stage `toolRuns` never applied. Without a token target, the
-    /// large-window value.
+    /// ever stand in it, so stage `toolRuns` never applied. Not below 3: a "run" of one call
+    /// and its result is better cleared and, once it goes, listed in the index of dropped
+    /// calls, which a digest is not (docs/performance.md, Retention). Without a token
+    /// target, the large-window value.
     pub fn min_tool_run_default(&self) -> usize {
         self.target_tokens.map_or(MIN_TOOL_RUN, |t| {
-            ((t / 4000.0).floor() as usize).clamp(2, MIN_TOOL_RUN)
+            ((t / 4000.0).floor() as usize).clamp(3, MIN_TOOL_RUN)
         })
     }
 

@@ -74,6 +74,11 @@ contract! {
     PREVIEW: u8 = 8;
     COMPRESSED: u8 = 16;
     CALLS_ONLY: u8 = 32;
+    TOOL_INDEX: u8 = 64;
+
+    /// How the text of `progressive`'s index of dropped tool calls opens, inside the summary
+    /// tag: what tells the index from another summary when it is read back.
+    TOOL_INDEX_HEADER: &str = "Earlier tool calls, removed to save room.";
 
     // A tool-call link's kind, the second number of each pair a reading's links hold.
     CALL: u8 = 0;
@@ -91,7 +96,7 @@ contract! {
     ];
 
     /// Every option, in the order `readOptions` reads them and the parser takes them.
-    OPTION_NAMES: [&str; 39] = [
+    OPTION_NAMES: [&str; 40] = [
         "strategy",
         "format",
         "maxTokens",
@@ -131,6 +136,7 @@ contract! {
         "summarizerInputTokens",
         "summaryCache",
         "cacheBreakpoints",
+        "toolIndexRatio",
     ];
 
     // The kind of an option's value, as `readOptions` reports it.

@@ -75,6 +75,9 @@ pub mod flags {
     ///
     /// [`Structure::ORPHAN`]: crate::structure::Structure::ORPHAN
     pub const CALLS_ONLY: u8 = crate::contract::CALLS_ONLY;
+    /// With [`SUMMARY`]: `progressive`'s index of dropped tool calls (its text opens with
+    /// [`crate::contract::TOOL_INDEX_HEADER`]), which a later index takes over.
+    pub const TOOL_INDEX: u8 = crate::contract::TOOL_INDEX;
 }
 
 /// One message, as the core sees it.
@@ -111,6 +114,9 @@ impl MessageInfo {
     /// Whether an earlier reduction wrote it: a preview or a compressed message.
     pub fn is_written(&self) -> bool {
         self.flags & (flags::PREVIEW | flags::COMPRESSED) != 0
+    }
+    pub fn is_tool_index(&self) -> bool {
+        self.flags & flags::TOOL_INDEX != 0
     }
     pub fn is_compressed(&self) -> bool {
         self.flags & flags::COMPRESSED != 0

@@ -466,7 +466,40 @@ proptest! {
         };
         let written: usize = r.output.iter().map(stands_for).sum();
         let rewritten = r.indices(Fate::Rewritten).len();
-        prop_assert!(written >= rewritten);
+        prop_assert!(written >= rewritten || done.last().is_some_and(|(a, _)| *a == progressive::Action::Finish));
+        // The index of dropped tool calls stands where summaries stand, and lists tool groups
+        // of earlier turns, which are rewritten.
+        if let Some(k) = done.iter().position(|(a, _)| *a == progressive::Action::Finish) {
+            let at = r.output.iter().position(|s| *s == Slot::New(k as u32));
+            prop_assert!(at.is_some(), "the index stands");
+            for s in &r.output[..at.unwrap()] {
+                let m = match *s {
+                    Slot::Input(i) | Slot::Cleaned(i) => t.messages[i as usize],
+                    // (A system message may be offloaded when `keepSystem` is off.)
+                    Slot::New(j) => match done[j as usize].0 {
+                        progressive::Action::SummarizeRounds { .. } => continue,
+                        progressive::Action::Offload { message } | progressive::Action::Rewrite { message, .. } => t.messages[message as usize],
+                        ref a => {
+                            prop_assert!(false, "{:?} before the index", a);
+                            unreachable!()
+                        }
+                    },
+                };
+                prop_assert!(m.is_system() || m.is_summary(), "{:?} before the index", m);
+            }
+            let latest_user = t.messages.iter().rposition(|m| m.is_real_user());
+            let listed: Vec<u32> = r.indices(Fate::Rewritten).into_iter().filter(|&i| {
+                !r.output.iter().any(|s| matches!(*s, Slot::Cleaned(c) if c == i))
+                    && !done.iter().any(|(a, _)| match a {
+                        progressive::Action::Offload { message } | progressive::Action::Clear { message } | progressive::Action::Rewrite { message, .. } => *message == i,
+                        progressive::Action::CompressRun { messages } => messages.contains(&i),
+                        _ => false,
+                    })
+            }).collect();
+            for i in listed {
+                prop_assert!(latest_user.is_some_and(|u| (i as usize) < u), "indexed {} is of the current turn", i);
+            }
+        }
         // 9. Stability: the output, read back as the next reduction reads it, is left as it is
         // — previews, digests and compressed texts are not rewritten again, even over budget.
         let (again, origin) = read_back(t, &r, &done);
@@ -534,6 +567,10 @@ proptest! {
         let keep_last_start = s.groups.get(keep_last).map_or(t.len(), |g| g.start as usize);
         let mut cleared = Vec::new();
         for (action, _) in &done {
+            // (The index of dropped tool calls: see `run_progressive`.)
+            if *action == progressive::Action::Finish {
+                continue;
+            }
             let progressive::Action::Clear { message } = action else {
                 prop_assert!(false, "only clearing: {:?}", action);
                 unreachable!()
@@ -587,6 +624,34 @@ fn run_progressive(
         };
         p.done(tokens);
         done.push((action, tokens));
+    }
+    // The index of dropped tool calls, as the boundary writes it: an opening line and a line
+    // a group, the oldest lines giving way to fit. (In `done` as `Finish`, which no action
+    // is: the k-th written message.)
+    if let Some(c) = p.index_candidates() {
+        let (opening, line) = (12.0, preview.clamp(4.0, 30.0));
+        let fits = ((c.budget - opening) / line).floor().max(0.0) as usize;
+        let groups = &c.groups[c.groups.len() - 2 * fits.min(c.groups.len() / 2)..];
+        if !groups.is_empty() {
+            let tokens = opening + line * (groups.len() / 2) as f64;
+            prop_assert!(tokens <= c.budget);
+            for pair in groups.chunks(2) {
+                let (calls, results) = (pair[0]..pair[1]).fold((0, 0), |(c, r), i| {
+                    let links = t.links.iter().filter(|l| l.message == i);
+                    links.fold((c, r), |(c, r), l| match l.kind {
+                        chat_history_reducer::transcript::LinkKind::Call => (c + 1, r),
+                        _ => (c, r + 1),
+                    })
+                });
+                prop_assert!(
+                    calls > 0 && results > 0,
+                    "indexed group {:?} is a call with its results",
+                    pair
+                );
+            }
+            p.indexed(tokens, groups, &c.earlier);
+            done.push((Action::Finish, tokens));
+        }
     }
     Ok((p.finish().unwrap(), done))
 }
@@ -664,7 +729,14 @@ fn read_back(
                             tokens: *tokens,
                         });
                     }
-                    Action::Finish => {}
+                    // The index of dropped tool calls (see `run_progressive`).
+                    Action::Finish => {
+                        out.push(MessageInfo {
+                            role: Role::User,
+                            flags: flags::SUMMARY | flags::TOOL_INDEX,
+                            tokens: *tokens,
+                        });
+                    }
                 }
             }
         }

@@ -204,22 +204,22 @@ fn large_message_tokens_and_min_tool_run_follow_the_target_up_to_their_large_win
         (c.large_message_tokens, c.min_tool_run)
     };
     let window = |max: f64| thresholds(&[("maxTokens", Number(max))]);
-    // An 8k window (target 6,400): a twentieth of the target is large, runs of two count.
-    assert_eq!(window(8000.0), (320.0, 2));
+    // An 8k window (target 6,400): a twentieth of the target is large, runs of three count.
+    assert_eq!(window(8000.0), (320.0, 3));
     assert_eq!(window(20_000.0), (800.0, 4));
     // From a target of 24,000–25,000 on: today's values, whatever the window.
     assert_eq!(window(30_000.0), (1200.0, 6));
     assert_eq!(window(32_000.0), (LARGE_MESSAGE_TOKENS, MIN_TOOL_RUN));
     assert_eq!(window(200_000.0), (LARGE_MESSAGE_TOKENS, MIN_TOOL_RUN));
-    // A tiny window: at least a token, at least a run of two.
-    assert_eq!(window(10.0), (1.0, 2));
+    // A tiny window: at least a token, at least a run of three.
+    assert_eq!(window(10.0), (1.0, 3));
     // The target the messages have (reservedTokens comes off it).
     assert_eq!(
         thresholds(&[
             ("maxTokens", Number(32_000.0)),
             ("reservedTokens", Number(20_000.0))
         ]),
-        (280.0, 2)
+        (280.0, 3)
     );
     // Without a token target: the large-window values.
     assert_eq!(

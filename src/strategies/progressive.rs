@@ -83,6 +83,9 @@ enum Writing {
     /// A summary of previous rounds: one message for several which, as any summary, is
     /// protected and counts as no message (SPEC §4).
     Summary,
+    /// The index of dropped tool calls (`index.rs`): a summary that stands where summaries
+    /// stand, not where its first original stood.
+    Index,
 }
 
 /// A message the reduction wrote, and where it stands.
@@ -130,6 +133,8 @@ pub struct Progressive<'a> {
     /// The tokens and messages of the orphans that go whole: in the totals (the input as it
     /// is), never in what is kept.
     orphans: (f64, usize),
+    /// The index of dropped tool calls among `written`, once written.
+    index: Option<u32>,
 }
 
 const STAGE_NAMES: [&str; 8] = [
@@ -187,6 +192,7 @@ impl<'a> Progressive<'a> {
             running_tokens: counted,
             running_messages: messages,
             orphans: (counted - kept_tokens, messages - kept_messages),
+            index: None,
             t,
             s,
         }
@@ -370,6 +376,8 @@ impl<'a> Progressive<'a> {
                         && !(self.fate[i] == Fate::Dropped
                             || kept_system
                             || m.is_summary() && self.config.summary_mode == SummaryMode::Layered
+                            // (The index of dropped calls stays: the next one takes it over.)
+                            || m.is_tool_index()
                             || self.in_keep_last(i));
                 }
                 // Whole groups only.
@@ -701,46 +709,61 @@ impl<'a> Progressive<'a> {
     /// The reduction: what the stages wrote, then — if the targets are still missed — the
     /// oldest removable groups dropped, and in any case what the turn rules ask
     /// ([`super::settle`]: `startOn`, an orphan gone from before a Gemini call).
+    /// The input as the stages left it, for the groups that go: what was written stands where
+    /// its first original stood, with its tokens, and goes with that group if the group goes
+    /// (its originals stay in `offloaded`); a summary written is protected.
+    fn view(&self) -> (Transcript, Vec<Protection>) {
+        let mut view = self.t.clone();
+        for (i, m) in view.messages.iter_mut().enumerate() {
+            m.tokens = self.tokens[i];
+            if self.fate[i] == Fate::Summarized && self.written_at[i].is_none() {
+                // Replaced and standing nowhere: counts for nothing.
+                m.flags |= crate::transcript::flags::SUMMARY;
+            }
+        }
+        // The new summary is a summary as any other: protected, and no message.
+        let mut protection = self.protection.clone();
+        for w in &self.written {
+            // (The index stands at no original: its tokens come off the targets.)
+            if w.kind == Writing::Index {
+                continue;
+            }
+            let m = &mut view.messages[w.at as usize];
+            m.tokens = w.tokens;
+            if w.standing && w.kind == Writing::Summary {
+                m.flags |= crate::transcript::flags::SUMMARY;
+                protection[self.s.group_of[w.at as usize] as usize] = Protection::Summary;
+            }
+            // A digest is no call turn (in Gemini a user turn, as the results it covers).
+            if w.kind == Writing::Digest {
+                m.role = Role::Tool;
+            }
+        }
+        (view, protection)
+    }
+
+    /// The tokens of the index of dropped tool calls, once written.
+    fn index_tokens(&self) -> f64 {
+        self.index.map_or(0.0, |k| self.written[k as usize].tokens)
+    }
+
     pub fn finish(mut self) -> Result<Reduction, ReduceError> {
         self.close_stage();
         let before = self.t.total_tokens();
+        let index_tokens = self.index_tokens();
         let drops = {
-            // What was written stands where its first original stood, with its tokens, and
-            // goes with that group if the group goes; its originals stay in `offloaded`.
-            let mut view = self.t.clone();
-            for (i, m) in view.messages.iter_mut().enumerate() {
-                m.tokens = self.tokens[i];
-                if self.fate[i] == Fate::Summarized && self.written_at[i].is_none() {
-                    // Replaced and standing nowhere: counts for nothing.
-                    m.flags |= crate::transcript::flags::SUMMARY;
-                }
-            }
-            // The new summary is a summary as any other: protected, and no message.
-            let mut protection = self.protection.clone();
-            for w in &self.written {
-                let m = &mut view.messages[w.at as usize];
-                m.tokens = w.tokens;
-                if w.standing && w.kind == Writing::Summary {
-                    m.flags |= crate::transcript::flags::SUMMARY;
-                    protection[self.s.group_of[w.at as usize] as usize] = Protection::Summary;
-                }
-                // A digest is no call turn (in Gemini a user turn, as the results it covers).
-                if w.kind == Writing::Digest {
-                    m.role = Role::Tool;
-                }
-            }
+            let (view, protection) = self.view();
             // The same groups, with the tokens they have now.
             let now = Structure::of(&view);
             // (Met, none goes for the targets; the turn rules still hold.)
             let groups = if self.met() { 0 } else { self.s.groups.len() };
-            let drops = choose_drops(
-                &view,
-                &now,
-                &protection,
-                self.config,
-                &self.targets,
-                0..groups,
-            );
+            let targets = Targets {
+                tokens: self.targets.tokens.map(|t| t - index_tokens),
+                messages: self.targets.messages,
+            };
+            let mut drops =
+                choose_drops(&view, &now, &protection, self.config, &targets, 0..groups);
+            drops.tokens += index_tokens;
             let mut dropped = 0;
             for (g, group) in self.s.groups.iter().enumerate() {
                 if drops.removed[g] {
@@ -762,8 +785,18 @@ impl<'a> Progressive<'a> {
             drops
         };
         let mut output = Vec::with_capacity(self.t.len());
+        // The index stands where summaries stand: before the first message kept that is
+        // neither a system message nor a summary.
+        let mut index = self.index;
         for (g, group) in self.s.groups.iter().enumerate() {
             for i in group.range() {
+                let m = &self.t.messages[i];
+                let standing = self.written_at[i].is_some() || self.fate[i] == Fate::Kept;
+                if standing && !drops.removed[g] && !(m.is_system() || m.is_summary()) {
+                    if let Some(k) = index.take() {
+                        output.push(Slot::New(k));
+                    }
+                }
                 if drops.removed[g] {
                     match self.written_at[i] {
                         Some(k) => {
@@ -792,6 +825,16 @@ impl<'a> Progressive<'a> {
                 }
             }
         }
+        if let Some(k) = index {
+            output.push(Slot::New(k));
+        }
+        // What the index lists is rewritten, as a tool run's digest: its originals are
+        // offloaded under the ids it names.
+        if let Some(k) = self.index {
+            for &c in &self.written[k as usize].covers {
+                self.fate[c as usize] = Fate::Rewritten;
+            }
+        }
         let over_budget = check_budget(self.config, &self.targets, drops.tokens, drops.messages)?;
         let reduced = self.fate.iter().any(|f| *f != Fate::Kept);
         Ok(Reduction {
@@ -807,6 +850,9 @@ impl<'a> Progressive<'a> {
         .without_orphans(self.t, &self.s.orphan))
     }
 }
+
+mod index;
+pub use index::IndexCandidates;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ pub fn event_object(e: &CompressionEvent) -> Object {
 
 /// What a reduction wrote besides indices: the new messages (`Slot::New(k)` is
 /// `written[k]`), the summary among them, and the originals each stands for, by offload id
-/// (`offload_ids[k]`, undefined for none).
+/// (`offload_ids[k]`: undefined for none, an array of ids for an index of dropped calls).
 pub struct Writings {
     pub written: Array,
     pub summary: JsValue,
@@ -40,12 +40,20 @@ impl Writings {
             return self.offloaded.clone();
         }
         let out = Object::new();
+        let copy = |id: &JsValue| {
+            if id.is_string() {
+                let originals = Reflect::get(&self.offloaded, id).unwrap_or_default();
+                let _ = Reflect::set(&out, id, &originals);
+            }
+        };
         for slot in &r.output {
             if let Slot::New(k) = *slot {
+                // (An index of dropped tool calls stands for several ids.)
                 let id = self.offload_ids.get(k);
-                if id.is_string() {
-                    let originals = Reflect::get(&self.offloaded, &id).unwrap_or_default();
-                    let _ = Reflect::set(&out, &id, &originals);
+                if Array::is_array(&id) {
+                    Array::from(&id).for_each(&mut |id, _, _| copy(&id));
+                } else {
+                    copy(&id);
                 }
             }
         }

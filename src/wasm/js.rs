@@ -287,6 +287,28 @@ extern "C" {
     /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
     #[wasm_bindgen(js_name = resolveOffloads)]
     pub fn resolve_offloads(known: &Object, added: &Object) -> Object;
+    /// `progressive`'s index of dropped tool calls (`js/toolindex.js`): `{ text, ids, first,
+    /// earlier, lines }`.
+    pub type ToolIndex;
+    #[wasm_bindgen(method, getter)]
+    pub fn text(this: &ToolIndex) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn ids(this: &ToolIndex) -> Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn first(this: &ToolIndex) -> u32;
+    #[wasm_bindgen(method, getter)]
+    pub fn earlier(this: &ToolIndex) -> u32;
+    #[wasm_bindgen(method, getter)]
+    pub fn lines(this: &ToolIndex) -> u32;
+    #[wasm_bindgen(js_name = toolIndex)]
+    pub fn tool_index(
+        reading: &Reading,
+        groups: &[u32],
+        earlier: &[u32],
+        tag: &str,
+        newest: u32,
+        skip: u32,
+    ) -> ToolIndex;
     #[wasm_bindgen(js_name = holdsReload)]
     pub fn holds_reload(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = compressRun)]

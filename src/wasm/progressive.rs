@@ -9,7 +9,7 @@ use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
     clear_tool_result, compress_run, holds_reload, now, offload_message, pick,
-    rewrite_with_summary, Reading, Written,
+    rewrite_with_summary, tool_index, Reading, Written,
 };
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
@@ -17,7 +17,7 @@ use super::summarize::{
 };
 use super::Finished;
 use crate::config::OnSummarizerError;
-use crate::strategies::progressive::{Action, Progressive};
+use crate::strategies::progressive::{Action, IndexCandidates, Progressive};
 use crate::strategies::Reduction;
 use crate::transcript::Transcript;
 
@@ -329,6 +329,9 @@ pub async fn reduce(
             _ => {}
         }
     }
+    if let Some(c) = p.index_candidates() {
+        write_index(&mut p, &c, call, reading, t, &mut writings)?;
+    }
     let r = p.finish()?;
     let events = core_events(&r);
     for (at, n) in stage_calls {
@@ -340,4 +343,74 @@ pub async fn reduce(
         events.splice(at, 0, &failed);
     }
     finish(call, reading, r, writings, events, started)
+}
+
+/// The fewest tokens a line of the index has (a dash, a call, an arrow and an id): how many
+/// of the newest groups are written at most before the count.
+const INDEX_LINE_TOKENS: f64 = 10.0;
+
+/// Writes the index of dropped tool calls the core asks for (`c`) in at most its budget, the
+/// oldest lines giving way until it fits; the groups whose lines stay leave, their originals
+/// offloaded under the ids the index names. None is written when no group's line fits or
+/// every group holds what the model asked back (a line for it would have it reload again).
+fn write_index(
+    p: &mut Progressive,
+    c: &IndexCandidates,
+    call: &Call,
+    reading: &Reading,
+    t: &Transcript,
+    writings: &mut Writings,
+) -> Result<(), JsValue> {
+    let mut groups = Vec::with_capacity(c.groups.len());
+    for pair in c.groups.chunks(2) {
+        let indices: Vec<u32> = (pair[0]..pair[1]).collect();
+        if !holds_reload(reading, &indices) {
+            groups.extend_from_slice(pair);
+        }
+    }
+    let count = (groups.len() / 2) as u32;
+    let tag = &call.config.summary_tag;
+    let newest = (c.budget / INDEX_LINE_TOKENS).ceil() as u32;
+    if count == 0 {
+        return Ok(());
+    }
+    let mut skip = 0;
+    loop {
+        let w = tool_index(reading, &groups, &c.earlier, tag, newest, skip);
+        let (first, lines) = (w.first(), w.lines());
+        // The first group whose line stays.
+        let from = first + skip.saturating_sub(w.earlier());
+        if lines == 0 || from >= count {
+            break;
+        }
+        let message = summary_message(call, reading, &w.text());
+        let tokens = count_new_message(&message, call, t.format)?;
+        if tokens > c.budget {
+            // About as many of the oldest lines as the excess takes give way.
+            skip += ((tokens - c.budget) * f64::from(lines) / tokens)
+                .ceil()
+                .max(1.0) as u32;
+            continue;
+        }
+        let (ids, listed) = (w.ids(), Array::new());
+        for g in from..count {
+            let id = ids.get(g - first);
+            let (start, end) = (groups[2 * g as usize], groups[2 * g as usize + 1]);
+            let indices: Vec<u32> = (start..end).collect();
+            set(
+                &writings.offloaded,
+                &id.as_string().unwrap_or_default(),
+                pick(reading, &indices),
+            );
+            listed.push(&id);
+        }
+        while writings.offload_ids.length() < writings.written.length() {
+            writings.offload_ids.push(&JsValue::UNDEFINED);
+        }
+        writings.offload_ids.push(&listed);
+        writings.written.push(&message);
+        p.indexed(tokens, &groups[2 * from as usize..], &c.earlier);
+        break;
+    }
+    Ok(())
 }

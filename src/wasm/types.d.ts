@@ -257,12 +257,17 @@ export interface ReduceConfig<M = Message> {
   largeMessageTokens?: number;
   previewChars?: number;
   /** `progressive`: the shortest run of tool messages compressed into one. Default one per
-   * 4,000 tokens of `targetTokens`, from 2 to 6. */
+   * 4,000 tokens of `targetTokens`, from 3 to 6. */
   minToolRun?: number;
   /** `progressive`: the newest tool results that stage `clearToolResults` leaves whole (the
    * older ones become `[cleared N tokens as ctx_…]`, their calls kept). Default 3. */
   keepToolResults?: number;
   currentRoundRatio?: number;
+  /** `progressive`: the share of `targetTokens` (0–1) that its index of dropped tool calls
+   * may take. When groups must go, each dropped call with its results leaves a line there —
+   * the call and an offload id that `context_reload` fetches them by — the newest first kept.
+   * 0: no index. Default 0.1. */
+  toolIndexRatio?: number;
   /** When protected messages alone exceed a target. Default `"bestEffort"`. */
   onOverBudget?: "bestEffort" | "error";
   onEvent?: (event: ReduceEvent) => void;
@@ -310,7 +315,9 @@ export interface CompressionEvent {
   /** The step: `"truncate"`, `"priority"`, … `"orphans"`: messages that carried tool results
    * whose call is not in the input, or calls that no result answers before the latest turn
    * (dropped, or output without them); `"currentTurn"`: the current turn's oldest tool
-   * steps, replaced by one note that names their calls (their originals in `offloaded`). */
+   * steps, replaced by one note that names their calls (their originals in `offloaded`);
+   * `"indexToolCalls"`: `progressive`'s tool groups that went, each a line of its index of
+   * dropped calls (their originals in `offloaded`). */
   type: string;
   /** Input messages the step removed or rewrote (0 for a `"summarizeFailed"` entry: a step
    * that changed nothing, its `tokensBefore` and `tokensAfter` the same). */

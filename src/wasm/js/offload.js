@@ -162,7 +162,7 @@ function payloadText(out) {
   return jsonText(out);
 }
 
-function previewOf(text, chars) {
+export function previewOf(text, chars) {
   // Whitespace runs collapsed, trimmed, cut to `chars` (with "…" when cut): from a prefix of
   // the text, as long as a prefix that long is enough to know (a long text is not
   // flattened whole).
@@ -300,10 +300,14 @@ export function rewriteWithSummary(reading, index, summary) {
   return { message, id };
 }
 
-/** The tool calls of a message as `name(args)` strings, in any format. */
-function callsOf(format, m) {
+/** A call as a tool run's digest lists it: `name(args)`, the arguments' JSON cut short. */
+const digestCall = (name, args) => `${name ?? "tool"}(${previewOf(jsonText(args), 80)})`;
+
+/** The tool calls of a message as strings, `show(name, args)` each (`name(args)` unless
+ * given), in any format. */
+export function callsOf(format, m, show = digestCall) {
   const out = [];
-  const add = (name, args) => out.push(`${name ?? "tool"}(${previewOf(jsonText(args), 80)})`);
+  const add = (name, args) => out.push(show(name, args));
   if (format === "openai" || format === "langchain") {
     const d = format === "langchain" ? langchainShape(m)[1] : m;
     for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {

@@ -4,7 +4,7 @@
 // may take over (read.js makes a reading, reuse.js keeps it between calls).
 
 import { jsonText, plainJson } from "./common.js";
-import { CALL, CALLS_ONLY, FORMAT_NAMES, RESULT, TOOL } from "./contract.js";
+import { CALL, CALLS_ONLY, FORMAT_NAMES, RESULT, SUMMARY, TOOL, TOOL_INDEX, TOOL_INDEX_HEADER } from "./contract.js";
 import { linkId, standsAlone } from "./formats/content.js";
 import { STAMP, STAMP_SHIFT, Stamps, slot } from "./formats/stamps.js";
 import {
@@ -442,17 +442,20 @@ export class Reading {
     return r;
   }
 
-  isSummaryText(text) {
-    if (typeof text !== "string") return false;
+  /** SUMMARY when `text` is a summary (with TOOL_INDEX when it is `progressive`'s index of
+   * dropped tool calls), else 0. */
+  summaryFlags(text) {
+    if (typeof text !== "string") return 0;
     let at = 0, c = text.charCodeAt(0);
     while (c <= 32) c = text.charCodeAt(++at);
     // (The tag opens with "<": most texts are told apart without a call of startsWith.)
-    if (c !== 60 || !text.startsWith(this.openTag, at)) return false;
+    if (c !== 60 || !text.startsWith(this.openTag, at)) return 0;
     // Wrapped in the tag, not only opened by it: a user's paste of a summary followed by a
     // request is that user's input (it was taken for a summary, and replaced).
     let end = text.length;
     while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
-    return text.endsWith(this.closeTag, end);
+    if (!text.endsWith(this.closeTag, end)) return 0;
+    return text.startsWith(TOOL_INDEX_HEADER, at + this.openTag.length) ? SUMMARY | TOOL_INDEX : SUMMARY;
   }
 
   /** Takes the orphan links the core found (`Structure::orphan_links`: places in the

@@ -3,7 +3,7 @@
 // media, the notes a reduction writes, a message's opening text.
 
 import { bad, table } from "../common.js";
-import { COMPRESSED, PREVIEW, REAL_USER, SUMMARY } from "../contract.js";
+import { COMPRESSED, PREVIEW, REAL_USER } from "../contract.js";
 
 // Formats (SPEC §2). Each has `looks(m)`: could m be a message of this format (used by
 // "auto" detection), and `read(r, i, m)`: report its role, flags, texts, images and
@@ -201,7 +201,8 @@ export function contentFlags(r, content, flags, summary) {
   } else if (content === null || content === undefined) {
     return flags;
   }
-  return noted(summary && r.isSummaryText(firstText(content)) ? SUMMARY : flags, openingText(content));
+  const summaryFlags = summary ? r.summaryFlags(firstText(content)) : 0;
+  return noted(summaryFlags !== 0 ? summaryFlags : flags, openingText(content));
 }
 
 /**

@@ -1,0 +1,156 @@
+//! `progressive`'s index of dropped tool calls. When every stage together leaves the targets
+//! missed and old groups go as `truncate` drops them, the tool groups among them leave a
+//! line each in one index: the calls with their arguments and an offload id the reload tool
+//! fetches the call and its results by. The index stands where summaries stand and takes at
+//! most `toolIndexRatio` of the token target; an earlier index is taken over (its lines
+//! first, the oldest giving way when there is no room), so the newest dropped calls stay
+//! reachable over a long session where any strategy keeps only a share of the turns.
+
+use super::{Progressive, Writing, Written};
+use crate::budget::{counts_as_message, Targets};
+use crate::config::TOOL_INDEX_RATIO;
+use crate::strategies::{choose_drops, Fate};
+use crate::structure::Structure;
+use crate::transcript::LinkKind;
+
+/// The most tokens of the index when there is no token target (as `summaryMaxTokens`'
+/// default then).
+const NO_TARGET_BUDGET: f64 = 1000.0;
+
+/// Below this budget an index holds next to nothing (its opening line alone takes a dozen
+/// tokens): none is written.
+const MIN_BUDGET: f64 = 48.0;
+
+/// What the boundary is asked to write: the index of the tool groups `groups` (each its
+/// first and one-past-last message, oldest first) after the lines of the `earlier` indexes,
+/// in at most `budget` tokens. Lines that do not fit go, oldest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexCandidates {
+    pub groups: Vec<u32>,
+    pub earlier: Vec<u32>,
+    pub budget: f64,
+}
+
+impl Progressive<'_> {
+    /// The index to write before [`Progressive::finish`], if any: the targets are missed, and
+    /// the groups that go to meet them with the index's room left free hold tool calls with
+    /// their results.
+    pub fn index_candidates(&self) -> Option<IndexCandidates> {
+        if self.met() || self.config.tool_index_ratio <= 0.0 {
+            return None;
+        }
+        let budget = self.config.tool_index_ratio
+            * self
+                .targets
+                .tokens
+                .unwrap_or(NO_TARGET_BUDGET / TOOL_INDEX_RATIO);
+        if budget < MIN_BUDGET {
+            return None;
+        }
+        let (mut view, protection) = self.view();
+        // An earlier index gives way to the new one, which holds its lines.
+        let mut earlier = Vec::new();
+        for (i, m) in self.t.messages.iter().enumerate() {
+            if m.is_tool_index() && self.fate[i] == Fate::Kept {
+                earlier.push(i as u32);
+                view.messages[i].tokens = 0.0;
+            }
+        }
+        let now = Structure::of(&view);
+        let targets = Targets {
+            tokens: self.targets.tokens.map(|t| t - budget),
+            messages: self.targets.messages,
+        };
+        let drops = choose_drops(
+            &view,
+            &now,
+            &protection,
+            self.config,
+            &targets,
+            0..self.s.groups.len(),
+        );
+        // Which messages hold calls, and which results.
+        let mut holds = vec![0u8; self.t.len()];
+        for l in &self.t.links {
+            holds[l.message as usize] |= if l.kind == LinkKind::Call { 1 } else { 2 };
+        }
+        let current = self.current_round();
+        let mut groups = Vec::new();
+        for (g, group) in self.s.groups.iter().enumerate() {
+            let range = group.range();
+            let mut links = 0;
+            let whole = range.clone().all(|i| {
+                links |= holds[i];
+                self.indexable(i) && self.s.round_of[i] < current
+            });
+            if drops.removed[g] && group.has_tool && whole && links == 3 {
+                groups.push(group.start);
+                groups.push(group.end);
+            }
+        }
+        (!groups.is_empty()).then_some(IndexCandidates {
+            groups,
+            earlier,
+            budget,
+        })
+    }
+
+    /// Whether message `i` may be listed in the index: as the input has it, or rewritten in
+    /// place by a stage (a preview, a cleared result: the index reloads the original); not a
+    /// real user input (its words would go with it), a summary, or an orphan.
+    fn indexable(&self, i: usize) -> bool {
+        let m = &self.t.messages[i];
+        let in_place = match self.written_at[i] {
+            Some(k) => self.written[k as usize].kind == Writing::InPlace,
+            None => self.fate[i] == Fate::Kept,
+        };
+        in_place
+            && self.fate[i] != Fate::Dropped
+            && !m.is_real_user()
+            && !m.is_summary()
+            && !self.orphan(i)
+    }
+
+    /// The index was written with `tokens`: it lists the tool groups `groups` (first and
+    /// one-past-last message of each) and takes over the indexes `earlier`. Those messages
+    /// leave; what a stage wrote for them gives way.
+    pub fn indexed(&mut self, tokens: f64, groups: &[u32], earlier: &[u32]) {
+        let before = self.running_tokens;
+        let mut covers = Vec::new();
+        for &i in earlier {
+            covers.push(i);
+        }
+        for pair in groups.chunks(2) {
+            for i in pair[0]..pair[1] {
+                covers.push(i);
+            }
+        }
+        let mut count = 0;
+        for &i in &covers {
+            let i = i as usize;
+            self.retire_written(i);
+            if counts_as_message(&self.t.messages[i]) {
+                self.running_messages -= 1;
+            }
+            self.running_tokens -= self.tokens[i];
+            self.tokens[i] = 0.0;
+            self.fate[i] = Fate::Summarized;
+            count += usize::from(!self.t.messages[i].is_tool_index());
+        }
+        self.running_tokens += tokens;
+        self.index = Some(self.written.len() as u32);
+        self.written.push(Written {
+            at: covers.first().copied().unwrap_or(0),
+            tokens,
+            covers,
+            standing: true,
+            kind: Writing::Index,
+        });
+        self.events.push(crate::strategies::CompressionEvent {
+            kind: "indexToolCalls",
+            messages: count,
+            tokens_before: before,
+            tokens_after: self.running_tokens,
+        });
+    }
+}
