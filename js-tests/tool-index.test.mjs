@@ -3,7 +3,7 @@
 // stand, at most toolIndexRatio of the target, the newest kept; ChatHistory carries it over.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reduceSync, ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
+import { reduce, reduceSync, ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
 
 const SYSTEM = { role: "system", content: "You read files and answer." };
 const HEADER = "<conversation-summary>Earlier tool calls, removed to save room.";
@@ -58,6 +58,10 @@ test("progressive: the tool calls of the groups that go leave a line each in one
   const unlisted = gone.filter((t) => !listed.includes(t));
   assert.ok(unlisted.length > 0 && Math.max(...unlisted) < Math.min(...listed), `listed ${listed}, not ${unlisted}`);
   assert.deepEqual(listed, [...listed].sort((a, b) => a - b), "oldest first");
+  // A prefix, as any summary (SPEC §9.12): no question or answer of a listed turn, or older,
+  // stays (their answers would stand without the calls they report on).
+  const kept = r.messages.flatMap((m) => (/^(Question|File) (\d+)/.exec(m.content ?? "") ?? [])[2] ?? []).map(Number);
+  assert.ok(kept.every((t) => t > Math.max(...listed)), `kept turns ${kept}, listed up to ${Math.max(...listed)}`);
   const event = r.events.find((e) => e.type === "indexToolCalls");
   assert.equal(event.messages, 2 * listed.length);
   assert.deepEqual(r.events.map((e) => e.type).slice(-2), ["indexToolCalls", "truncate"]);
@@ -143,4 +147,85 @@ test("a call of context_reload and what it answered are never listed: the model 
   assert.ok(index && index.lines.length > 5);
   assert.ok(!r.messages.some((m) => m.tool_call_id === "r1"), "the reload went");
   assert.ok(index.lines.every((l) => !l.call.startsWith("context_reload(")), index.lines.map((l) => l.call).join());
+});
+
+/** Turn `t` of a coding agent: a question, three calls one after another, an answer. */
+function runTurn(t) {
+  const steps = ["read_file", "grep", "run_tests"].flatMap((name, k) => [
+    { role: "assistant", content: null, tool_calls: [{ id: `c${t}_${k}`, type: "function", function: { name, arguments: `{"arg":"${t}.${k}"}` } }] },
+    { role: "tool", tool_call_id: `c${t}_${k}`, content: `${name} ${t}.${k}: ${"output line ".repeat(40)}` },
+  ]);
+  return [{ role: "user", content: `Task ${t}: fix module ${t}.` }, ...steps, { role: "assistant", content: `Module ${t} fixed.` }];
+}
+
+test("tool runs compressed into digests are listed when they go: by what they stand for, and a digest an earlier reduction wrote by its own id, which reloads the run", async () => {
+  const input = [SYSTEM, ...Array.from({ length: 30 }, (_, t) => runTurn(t)).flat()];
+  const config = { strategy: "progressive", maxTokens: 3000 };
+  const r = reduceSync(input, config);
+  assert.ok(r.events.some((e) => e.type === "toolRuns"), r.events.map((e) => e.type).join());
+  const index = indexOf(r.messages);
+  assert.ok(index && index.lines.length > 0);
+  for (const { call, id } of index.lines) {
+    const run = r.offloaded[id];
+    assert.equal(run.length, 6, "the run's six messages");
+    const t = Number(/^c(\d+)_0$/.exec(run[0].tool_calls[0].id)[1]);
+    assert.deepEqual(run, input.slice(2 + 8 * t, 8 + 8 * t));
+    assert.equal(call, `read_file(arg=${t}.0); grep(arg=${t}.1); run_tests(arg=${t}.2)`);
+  }
+  assert.equal(reduceSync(r.messages, config).reduced, false, "stable");
+  // A history: runs become digests in one reduction, and go in a later one.
+  const h = new ChatHistory(config, [SYSTEM]);
+  for (let t = 0; t < 60; t++) {
+    const turn = runTurn(t);
+    h.push(turn[0]);
+    for (let k = 1; k < 7; k += 2) {
+      await h.prepare();
+      h.push(turn[k], turn[k + 1]);
+    }
+    await h.prepare();
+    h.push(turn[7]);
+  }
+  const sent = await h.prepare();
+  const carried = indexOf(sent);
+  assert.ok(carried && carried.lines.length > 3, JSON.stringify(sent[1]).slice(0, 300));
+  for (const { id } of carried.lines) {
+    const run = h.reload(id);
+    assert.ok(run && run.length === 6 && run.every((m) => h.original.includes(m)), `${id} reloads its run`);
+  }
+  assert.ok(carried.lines.some(({ call }) => call.includes('{"arg"')), "a digest an earlier reduction wrote, listed by its calls as it names them");
+});
+
+test("the index takes no room that what must stay needs: a target truncation meets is met with it too", () => {
+  for (const size of [1400, 1700]) {
+    // The current input, protected, of about `size` tokens: what is left of the target is
+    // less than the index's share.
+    const input = [SYSTEM, ...session(30, 480).slice(1), { role: "user", content: `Now: ${"word ".repeat(Math.round(size / 0.78))}` }];
+    const config = { strategy: "progressive", maxTokens: 2500, largeMessageTokens: 1e9 };
+    const without = reduceSync(input, { ...config, toolIndexRatio: 0 });
+    const r = reduceSync(input, config);
+    assert.equal(r.overBudget, without.overBudget, `${size}: ${r.tokensAfter} vs ${without.tokensAfter}`);
+    assert.ok(r.tokensAfter <= Math.max(2000, without.tokensAfter), `${size}: ${r.tokensAfter}`);
+    if (!without.overBudget) assert.doesNotThrow(() => reduceSync(input, { ...config, onOverBudget: "error" }));
+  }
+});
+
+test("with a store, a history sent back reduced each time: every id the index names holds the call and its result, not a placeholder", async () => {
+  const store = new Map();
+  const config = { strategy: "progressive", maxTokens: 3000, store };
+  let state = [SYSTEM];
+  for (let t = 0; t < 40; t++) state = (await reduce([...state, ...turn(t)], config)).messages;
+  const index = indexOf(state);
+  assert.ok(index && index.lines.length > 3);
+  for (const { id } of index.lines) {
+    const stored = store.get(id);
+    assert.ok(Array.isArray(stored), id);
+    const t = Number(stored[0].tool_calls[0].id.slice(1));
+    assert.deepEqual(stored.map((m) => m.content), [null, turn(t)[2].content], `${id}: the result itself`);
+  }
+  // An asynchronous store: the same, once the writes resolve.
+  const kv = new Map();
+  const asyncStore = { get: async (id) => kv.get(id), set: async (id, v) => { await new Promise((r) => setTimeout(r, 1)); kv.set(id, v); } };
+  let sent = [SYSTEM];
+  for (let t = 0; t < 40; t++) sent = (await reduce([...sent, ...turn(t)], { ...config, store: asyncStore })).messages;
+  for (const { id } of indexOf(sent).lines) assert.ok(!JSON.stringify(kv.get(id)).includes("[cleared "), id);
 });

@@ -496,8 +496,22 @@ proptest! {
                         _ => false,
                     })
             }).collect();
-            for i in listed {
+            for &i in &listed {
                 prop_assert!(latest_user.is_some_and(|u| (i as usize) < u), "indexed {} is of the current turn", i);
+            }
+            // A prefix, as any summary (SPEC §9.12): nothing older than its newest line stays
+            // but what is protected.
+            if let Some(&newest) = listed.iter().max() {
+                let s = Structure::of(t);
+                let protection = chat_history_reducer::protect::protect(t, &s, &config);
+                for i in 0..newest as usize {
+                    let m = &t.messages[i];
+                    let protected = protection[s.group_of[i] as usize].is_protected();
+                    prop_assert!(
+                        r.fate[i] != Fate::Kept || m.is_system() || m.is_summary() || protected,
+                        "{} kept before the index's newest line {}", i, newest
+                    );
+                }
             }
         }
         // 9. Stability: the output, read back as the next reduction reads it, is left as it is
@@ -631,25 +645,36 @@ fn run_progressive(
     if let Some(c) = p.index_candidates() {
         let (opening, line) = (12.0, preview.clamp(4.0, 30.0));
         let fits = ((c.budget - opening) / line).floor().max(0.0) as usize;
-        let groups = &c.groups[c.groups.len() - 2 * fits.min(c.groups.len() / 2)..];
-        if !groups.is_empty() {
-            let tokens = opening + line * (groups.len() / 2) as f64;
+        let from = c.ends.len() - fits.min(c.ends.len());
+        if from < c.ends.len() {
+            let tokens = opening + line * (c.ends.len() - from) as f64;
             prop_assert!(tokens <= c.budget);
-            for pair in groups.chunks(2) {
-                let (calls, results) = (pair[0]..pair[1]).fold((0, 0), |(c, r), i| {
+            let mut start = if from == 0 {
+                0
+            } else {
+                c.ends[from - 1] as usize
+            };
+            let listed = &c.messages[start..];
+            for &end in &c.ends[from..] {
+                let unit = &c.messages[start..end as usize];
+                let (calls, results) = unit.iter().fold((0, 0), |(c, r), &i| {
                     let links = t.links.iter().filter(|l| l.message == i);
                     links.fold((c, r), |(c, r), l| match l.kind {
                         chat_history_reducer::transcript::LinkKind::Call => (c + 1, r),
                         _ => (c, r + 1),
                     })
                 });
+                // A call with its results (a tool group), the run a digest stands for (calls,
+                // their results but for orphans), or a digest an earlier reduction wrote.
+                let digest = unit.len() == 1 && t.messages[unit[0] as usize].is_compressed();
                 prop_assert!(
-                    calls > 0 && results > 0,
-                    "indexed group {:?} is a call with its results",
-                    pair
+                    calls > 0 || digest && calls + results == 0,
+                    "indexed unit {:?}",
+                    unit
                 );
+                start = end as usize;
             }
-            p.indexed(tokens, groups, &c.earlier);
+            p.indexed(tokens, listed, &c.earlier);
             done.push((Action::Finish, tokens));
         }
     }

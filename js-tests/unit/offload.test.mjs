@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { COMPRESSED, PREVIEW, REAL_USER, TOOL, USER } from "../../src/wasm/js/contract.js";
-import { clearToolResult, compressRun, holdsReload, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary } from "../../src/wasm/js/offload.js";
+import { clearToolResult, compressRun, holdsReload, excerptMessage, headAndTail, offloadId, offloadMessage, reloadTool, resolveOffloads, rewriteWithSummary, storeOffloads } from "../../src/wasm/js/offload.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { allLinks, list, read } from "./helpers.mjs";
 
@@ -379,4 +379,26 @@ test("clearToolResult of a message that is more than results: its own text stays
   assert.equal(clearToolResult(handed([ui[0], u.message]), 1, 40).message, undefined);
   const text = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] }, { id: "b", role: "assistant", parts: [{ type: "text", text: LONG }] }];
   assert.equal(clearToolResult(handed(text), 1, 200).message, undefined, "no result: nothing cleared");
+});
+
+test("storeOffloads: an original that is an earlier placeholder is stored as what the store holds under its id, with a store that answers at once or later", async () => {
+  const result = { role: "tool", tool_call_id: "c1", content: LONG };
+  const inner = offloadId([result]);
+  const placeholder = { ...result, content: `[cleared 100 tokens as ${inner}]` };
+  const call = { role: "assistant", content: null, tool_calls: [openaiCall("c1")] };
+  const map = new Map([[inner, [result]]]);
+  assert.equal(storeOffloads(map, { ctx_00000000000000aa: [call, placeholder] }), undefined, "nothing to wait for");
+  assert.deepEqual(map.get("ctx_00000000000000aa"), [call, result]);
+  // Not in the store: stored as it is (the placeholder still names where it was).
+  const empty = new Map();
+  storeOffloads(empty, { ctx_00000000000000bb: [call, placeholder] });
+  assert.deepEqual(empty.get("ctx_00000000000000bb"), [call, placeholder]);
+  // Asynchronous gets: the writes wait for them.
+  const kv = new Map([[inner, [result]]]);
+  const store = { get: async (id) => kv.get(id), set: (id, v) => { kv.set(id, v); } };
+  const pending = storeOffloads(store, { ctx_00000000000000cc: [call, placeholder] });
+  assert.ok(pending instanceof Promise);
+  assert.equal(kv.has("ctx_00000000000000cc"), false);
+  await pending;
+  assert.deepEqual(kv.get("ctx_00000000000000cc"), [call, result]);
 });

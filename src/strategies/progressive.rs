@@ -17,7 +17,7 @@
 //! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
 //! the oldest removable groups are dropped as `truncate` would.
 
-use super::{check_budget, choose_drops, keep, CompressionEvent, Fate, Reduction, Slot};
+use super::{check_budget, choose_drops, keep, settle, CompressionEvent, Fate, Reduction, Slot};
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
@@ -763,6 +763,21 @@ impl<'a> Progressive<'a> {
             };
             let mut drops =
                 choose_drops(&view, &now, &protection, self.config, &targets, 0..groups);
+            // The index covers a prefix, as any summary (SPEC §9.12): what is older than its
+            // newest line goes too, and the turn rules hold again.
+            if let Some(k) = self.index {
+                let w = &self.written[k as usize];
+                let end = w.covers.iter().max().map_or(0, |&i| i as usize + 1);
+                for (g, group) in self.s.groups.iter().enumerate() {
+                    if (group.start as usize) < end
+                        && !drops.removed[g]
+                        && !protection[g].is_protected()
+                    {
+                        drops.remove(&view, &now, g);
+                    }
+                }
+                settle(&view, &now, &protection, self.config, &mut drops);
+            }
             drops.tokens += index_tokens;
             let mut dropped = 0;
             for (g, group) in self.s.groups.iter().enumerate() {

@@ -51,7 +51,10 @@ impl Writings {
                 // (An index of dropped tool calls stands for several ids.)
                 let id = self.offload_ids.get(k);
                 if Array::is_array(&id) {
-                    Array::from(&id).for_each(&mut |id, _, _| copy(&id));
+                    let ids = Array::from(&id);
+                    for j in 0..ids.length() {
+                        copy(&ids.get(j));
+                    }
                 } else {
                     copy(&id);
                 }

@@ -303,12 +303,15 @@ extern "C" {
     #[wasm_bindgen(js_name = toolIndex)]
     pub fn tool_index(
         reading: &Reading,
-        groups: &[u32],
+        messages: &[u32],
+        ends: &[u32],
         earlier: &[u32],
         tag: &str,
         newest: u32,
         skip: u32,
     ) -> ToolIndex;
+    /// Whether a unit of the index gets a line (`js/toolindex.js`).
+    pub fn listable(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = holdsReload)]
     pub fn holds_reload(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = compressRun)]

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
-    clear_tool_result, compress_run, holds_reload, now, offload_message, pick,
+    clear_tool_result, compress_run, holds_reload, listable, now, offload_message, pick,
     rewrite_with_summary, tool_index, Reading, Written,
 };
 use super::summarize::{
@@ -346,13 +346,13 @@ pub async fn reduce(
 }
 
 /// The fewest tokens a line of the index has (a dash, a call, an arrow and an id): how many
-/// of the newest groups are written at most before the count.
+/// of the newest units are written at most before the count.
 const INDEX_LINE_TOKENS: f64 = 10.0;
 
 /// Writes the index of dropped tool calls the core asks for (`c`) in at most its budget, the
-/// oldest lines giving way until it fits; the groups whose lines stay leave, their originals
-/// offloaded under the ids the index names. None is written when no group's line fits or
-/// every group holds what the model asked back (a line for it would have it reload again).
+/// oldest lines giving way until it fits; the units whose lines stay leave, their originals
+/// offloaded under the ids the index names (an earlier digest's are stored already). None
+/// is written when no unit's line fits or none gets one (`listable`).
 fn write_index(
     p: &mut Progressive,
     c: &IndexCandidates,
@@ -361,27 +361,30 @@ fn write_index(
     t: &Transcript,
     writings: &mut Writings,
 ) -> Result<(), JsValue> {
-    let mut groups = Vec::with_capacity(c.groups.len());
-    for pair in c.groups.chunks(2) {
-        let indices: Vec<u32> = (pair[0]..pair[1]).collect();
-        if !holds_reload(reading, &indices) {
-            groups.extend_from_slice(pair);
+    let (mut messages, mut ends) = (Vec::with_capacity(c.messages.len()), Vec::new());
+    let mut start = 0;
+    for &end in &c.ends {
+        let unit = &c.messages[start as usize..end as usize];
+        if listable(reading, unit) {
+            messages.extend_from_slice(unit);
+            ends.push(messages.len() as u32);
         }
+        start = end;
     }
-    let count = (groups.len() / 2) as u32;
-    let tag = &call.config.summary_tag;
-    let newest = (c.budget / INDEX_LINE_TOKENS).ceil() as u32;
+    let count = ends.len() as u32;
     if count == 0 {
         return Ok(());
     }
+    let tag = &call.config.summary_tag;
+    let newest = (c.budget / INDEX_LINE_TOKENS).ceil() as u32;
     let mut skip = 0;
     loop {
-        let w = tool_index(reading, &groups, &c.earlier, tag, newest, skip);
+        let w = tool_index(reading, &messages, &ends, &c.earlier, tag, newest, skip);
         let (first, lines) = (w.first(), w.lines());
-        // The first group whose line stays.
+        // The first unit whose line stays.
         let from = first + skip.saturating_sub(w.earlier());
         if lines == 0 || from >= count {
-            break;
+            return Ok(());
         }
         let message = summary_message(call, reading, &w.text());
         let tokens = count_new_message(&message, call, t.format)?;
@@ -393,24 +396,27 @@ fn write_index(
             continue;
         }
         let (ids, listed) = (w.ids(), Array::new());
-        for g in from..count {
-            let id = ids.get(g - first);
-            let (start, end) = (groups[2 * g as usize], groups[2 * g as usize + 1]);
-            let indices: Vec<u32> = (start..end).collect();
-            set(
-                &writings.offloaded,
-                &id.as_string().unwrap_or_default(),
-                pick(reading, &indices),
-            );
-            listed.push(&id);
+        let unit_start = |k: u32| {
+            if k == 0 {
+                0
+            } else {
+                ends[k as usize - 1] as usize
+            }
+        };
+        for k in from..count {
+            let id = ids.get(k - first).as_string().unwrap_or_default();
+            if !id.is_empty() {
+                let unit = &messages[unit_start(k)..ends[k as usize] as usize];
+                set(&writings.offloaded, &id, pick(reading, unit));
+                listed.push(&JsValue::from(id));
+            }
         }
         while writings.offload_ids.length() < writings.written.length() {
             writings.offload_ids.push(&JsValue::UNDEFINED);
         }
         writings.offload_ids.push(&listed);
         writings.written.push(&message);
-        p.indexed(tokens, &groups[2 * from as usize..], &c.earlier);
-        break;
+        p.indexed(tokens, &messages[unit_start(from)..], &c.earlier);
+        return Ok(());
     }
-    Ok(())
 }

@@ -21,12 +21,15 @@ const NO_TARGET_BUDGET: f64 = 1000.0;
 /// tokens): none is written.
 const MIN_BUDGET: f64 = 48.0;
 
-/// What the boundary is asked to write: the index of the tool groups `groups` (each its
-/// first and one-past-last message, oldest first) after the lines of the `earlier` indexes,
-/// in at most `budget` tokens. Lines that do not fit go, oldest first.
+/// What the boundary is asked to write: the index of `units` (oldest first; each the
+/// messages `messages[ends[k - 1]..ends[k]]`) after the lines of the `earlier` indexes, in at
+/// most `budget` tokens. A unit is a tool group (a call with its results), the messages a
+/// tool run's digest of this reduction stands for, or a digest an earlier one wrote. Lines
+/// that do not fit go, oldest first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexCandidates {
-    pub groups: Vec<u32>,
+    pub messages: Vec<u32>,
+    pub ends: Vec<u32>,
     pub earlier: Vec<u32>,
     pub budget: f64,
 }
@@ -34,7 +37,7 @@ pub struct IndexCandidates {
 impl Progressive<'_> {
     /// The index to write before [`Progressive::finish`], if any: the targets are missed, and
     /// the groups that go to meet them with the index's room left free hold tool calls with
-    /// their results.
+    /// their results, or tool runs' digests.
     pub fn index_candidates(&self) -> Option<IndexCandidates> {
         if self.met() || self.config.tool_index_ratio <= 0.0 {
             return None;
@@ -69,27 +72,61 @@ impl Progressive<'_> {
             &targets,
             0..self.s.groups.len(),
         );
-        // Which messages hold calls, and which results.
+        // No more than the room those drops leave under the target: where what must stay
+        // takes it, the index would push the result over (or take what truncation meets).
+        let budget = self
+            .targets
+            .tokens
+            .map_or(budget, |t| budget.min(t - drops.tokens));
+        if budget < MIN_BUDGET {
+            return None;
+        }
+        // Which messages hold calls (1), and which results (2).
         let mut holds = vec![0u8; self.t.len()];
         for l in &self.t.links {
             holds[l.message as usize] |= if l.kind == LinkKind::Call { 1 } else { 2 };
         }
         let current = self.current_round();
-        let mut groups = Vec::new();
+        let (mut messages, mut ends) = (Vec::new(), Vec::new());
         for (g, group) in self.s.groups.iter().enumerate() {
-            let range = group.range();
-            let mut links = 0;
-            let whole = range.clone().all(|i| {
-                links |= holds[i];
-                self.indexable(i) && self.s.round_of[i] < current
-            });
-            if drops.removed[g] && group.has_tool && whole && links == 3 {
-                groups.push(group.start);
-                groups.push(group.end);
+            if !drops.removed[g] {
+                continue;
             }
+            let (start, end) = (group.start as usize, group.end as usize);
+            let (mut links, mut whole) = (0, true);
+            for (i, &held) in holds.iter().enumerate().take(end).skip(start) {
+                links |= held;
+                whole &= self.indexable(i) && self.s.round_of[i] < current;
+            }
+            let m = &self.t.messages[start];
+            if group.has_tool && whole && links == 3 {
+                for i in start..end {
+                    messages.push(i as u32);
+                }
+            } else if let Some(k) = self.written_at[start] {
+                // A tool run's digest of this reduction goes with this group: what it stands for.
+                let w = &self.written[k as usize];
+                if !(w.standing && w.kind == Writing::Digest) {
+                    continue;
+                }
+                messages.extend_from_slice(&w.covers);
+            } else if end == start + 1
+                && m.is_compressed()
+                && holds[start] == 0
+                && !m.is_summary()
+                && self.fate[start] == Fate::Kept
+            {
+                // A digest an earlier reduction wrote (the boundary tells a tool run's from a
+                // compressed text, which it does not list).
+                messages.push(start as u32);
+            } else {
+                continue;
+            }
+            ends.push(messages.len() as u32);
         }
-        (!groups.is_empty()).then_some(IndexCandidates {
-            groups,
+        (!ends.is_empty()).then_some(IndexCandidates {
+            messages,
+            ends,
             earlier,
             budget,
         })
@@ -104,38 +141,26 @@ impl Progressive<'_> {
             Some(k) => self.written[k as usize].kind == Writing::InPlace,
             None => self.fate[i] == Fate::Kept,
         };
-        in_place
-            && self.fate[i] != Fate::Dropped
-            && !m.is_real_user()
-            && !m.is_summary()
-            && !self.orphan(i)
+        in_place && !m.is_real_user() && !m.is_summary() && !self.orphan(i)
     }
 
-    /// The index was written with `tokens`: it lists the tool groups `groups` (first and
-    /// one-past-last message of each) and takes over the indexes `earlier`. Those messages
-    /// leave; what a stage wrote for them gives way.
-    pub fn indexed(&mut self, tokens: f64, groups: &[u32], earlier: &[u32]) {
+    /// The index was written with `tokens`: it lists `messages` (units of
+    /// [`IndexCandidates`]) and takes over the indexes `earlier`. Those messages leave; what a
+    /// stage wrote for them gives way.
+    pub fn indexed(&mut self, tokens: f64, messages: &[u32], earlier: &[u32]) {
         let before = self.running_tokens;
-        let mut covers = Vec::new();
-        for &i in earlier {
-            covers.push(i);
-        }
-        for pair in groups.chunks(2) {
-            for i in pair[0]..pair[1] {
-                covers.push(i);
-            }
-        }
-        let mut count = 0;
+        let mut covers = Vec::with_capacity(earlier.len() + messages.len());
+        covers.extend_from_slice(earlier);
+        covers.extend_from_slice(messages);
         for &i in &covers {
             let i = i as usize;
             self.retire_written(i);
-            if counts_as_message(&self.t.messages[i]) {
+            if self.fate[i] != Fate::Summarized && counts_as_message(&self.t.messages[i]) {
                 self.running_messages -= 1;
             }
             self.running_tokens -= self.tokens[i];
             self.tokens[i] = 0.0;
             self.fate[i] = Fate::Summarized;
-            count += usize::from(!self.t.messages[i].is_tool_index());
         }
         self.running_tokens += tokens;
         self.index = Some(self.written.len() as u32);
@@ -148,7 +173,7 @@ impl Progressive<'_> {
         });
         self.events.push(crate::strategies::CompressionEvent {
             kind: "indexToolCalls",
-            messages: count,
+            messages: messages.len(),
             tokens_before: before,
             tokens_after: self.running_tokens,
         });

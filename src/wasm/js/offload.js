@@ -448,10 +448,32 @@ export const reloadTool = Object.freeze({
  * caller as itself.
  */
 export function storeOffloads(store, offloaded) {
-  const pending = [];
-  for (const id of Object.keys(offloaded)) {
-    const written = store.set(id, offloaded[id]);
-    if (written !== null && typeof written === "object" && typeof written.then === "function") pending.push(written);
+  // An original that is itself an earlier placeholder (a reduced history sent back, a
+  // history's working messages) is stored as what the store holds under its id, as
+  // `resolveOffloads` does for a history: a reload gives the result, not the placeholder.
+  const inner = new Set();
+  for (const originals of Object.values(offloaded)) {
+    for (const m of Array.isArray(originals) ? originals : []) {
+      const id = noteId(m);
+      if (id !== undefined && !Object.hasOwn(offloaded, id)) inner.add(id);
+    }
   }
-  return pending.length === 0 ? undefined : Promise.all(pending);
+  const known = {}, reading = [];
+  for (const id of inner) {
+    const got = store.get(id);
+    if (isThenable(got)) reading.push(got.then((value) => { known[id] = value; }));
+    else known[id] = got;
+  }
+  const write = () => {
+    const resolved = inner.size === 0 ? offloaded : resolveOffloads(known, offloaded);
+    const pending = [];
+    for (const id of Object.keys(resolved)) {
+      const written = store.set(id, resolved[id]);
+      if (isThenable(written)) pending.push(written);
+    }
+    return pending.length === 0 ? undefined : Promise.all(pending);
+  };
+  return reading.length === 0 ? write() : Promise.all(reading).then(write);
 }
+
+const isThenable = (x) => x !== null && typeof x === "object" && typeof x.then === "function";
