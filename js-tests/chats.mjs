@@ -31,3 +31,17 @@ export function agentSession() {
 }
 
 export const byLength = (m) => m.content.length;
+
+/** Pushes `messages` (after the first) into ChatHistory `h` four at a time, as an agent loop
+ * does with turns of a question, a call, its result and an answer: `prepare()` before each
+ * model call; `after()` once a turn is in. */
+export async function playTurns(h, messages, after = () => {}) {
+  for (let i = 1; i < messages.length; i += 4) {
+    h.push(messages[i]);
+    await h.prepare();
+    h.push(messages[i + 1], messages[i + 2]);
+    await h.prepare();
+    h.push(messages[i + 3]);
+    after();
+  }
+}

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
-import { agentSession, chat, sleep } from "./chats.mjs";
+import { agentSession, chat, playTurns, sleep } from "./chats.mjs";
 
 test("progressive without a summarizer: stages 1–3 reach the target and every original reloads byte for byte", () => {
   const input = agentSession();
@@ -179,13 +179,7 @@ test("ChatHistory with progressive: old results are cleared turn after turn, eve
   // A 30k window, with its default thresholds.
   const all = readingSession(120, 2400);
   const h = new ChatHistory({ strategy: "progressive", maxTokens: 30_000 }, [all[0]]);
-  for (let i = 1; i < all.length; i += 4) {
-    h.push(all[i]);
-    await h.prepare();
-    h.push(all[i + 1], all[i + 2]);
-    await h.prepare();
-    h.push(all[i + 3]);
-  }
+  await playTurns(h, all);
   const sent = h.messages;
   assert.ok(estimateTokens(sent) <= 30_000);
   // 120 turns of 80k tokens in all: with the old results cleared, none had to go.

@@ -334,6 +334,18 @@ function resultsIn(format, m) {
   }
 }
 
+/** `reduceSync(input, config)`, its output accepted by the provider's rules where the input
+ * is (`valid`), and every input index accounted for once. */
+function reducedAndChecked(format, input, config, where) {
+  const r = reduceSync(input, config);
+  let valid = true;
+  try { accepts[format](input); } catch { valid = false; }
+  if (valid) accepts[format](r.messages);
+  const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
+  assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+  return { r, valid };
+}
+
 test("progressive's clearToolResults in every format: only old results, the newest keepToolResults whole, each reloads its original; accepted, accounted for, stable", async () => {
   const { rand, int } = seeded(30);
   const formats = Object.keys(write);
@@ -347,12 +359,7 @@ test("progressive's clearToolResults in every format: only old results, the newe
     const config = { strategy: "progressive", format, maxTokens: Math.max(40, Math.floor(total * (0.4 + rand() * 0.6))),
       keepLast: int(3), keepToolResults, largeMessageTokens: 1e9, minToolRun: 1e6, toolIndexRatio: 0 };
     const where = `case ${k}: ${format} ${JSON.stringify(config)}`;
-    const r = reduceSync(input, config);
-    let valid = true;
-    try { accepts[format](input); } catch { valid = false; }
-    if (valid) accepts[format](r.messages);
-    const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
-    assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+    const { r } = reducedAndChecked(format, input, config, where);
     assert.ok(r.events.every((e) => ["clearToolResults", "truncate", "orphans"].includes(e.type)), `${where}: ${r.events.map((e) => e.type)}`);
     // The messages holding the newest keepToolResults results; the latest user input.
     let whole = input.length;
@@ -395,12 +402,7 @@ test("progressive's index of dropped tool calls in every format: after the syste
     const config = { strategy: "progressive", format, maxTokens: Math.max(60, Math.floor(total * (0.2 + rand() * 0.5))), keepLast: int(3), toolIndexRatio,
       ...(rand() < 0.5 ? { largeMessageTokens: 1e9, minToolRun: 1e6 } : {}) };
     const where = `case ${k}: ${format} ${JSON.stringify(config)}`;
-    const r = reduceSync(input, config);
-    let valid = true;
-    try { accepts[format](input); } catch { valid = false; }
-    if (valid) accepts[format](r.messages);
-    const all = [...r.kept, ...r.dropped, ...r.summarized, ...r.rewritten].sort((a, b) => a - b);
-    assert.deepEqual(all, input.map((_, i) => i), `${where}: accounting`);
+    const { r, valid } = reducedAndChecked(format, input, config, where);
     const at = r.messages.findIndex((m) => JSON.stringify(m).includes(INDEX_HEADER));
     const event = r.events.find((e) => e.type === "indexToolCalls");
     assert.equal(at >= 0, event !== undefined, `${where}: an index with its event`);

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reduce, reduceSync, ChatHistory, ReduceError, estimateTokens } from "chat-history-reducer";
+import { playTurns } from "./chats.mjs";
 
 const SYSTEM = { role: "system", content: "You read files and answer." };
 const HEADER = "<conversation-summary>Earlier tool calls, removed to save room.";
@@ -90,15 +91,10 @@ test("ChatHistory carries the index over: one index, the newest calls that went,
   const all = session(150);
   const h = new ChatHistory({ strategy: "progressive", maxTokens: 4000 }, [SYSTEM]);
   let largest = 0;
-  for (let i = 1; i < all.length; i += 4) {
-    h.push(all[i]);
-    await h.prepare();
-    h.push(all[i + 1], all[i + 2]);
-    await h.prepare();
-    h.push(all[i + 3]);
+  await playTurns(h, all, () => {
     const index = indexOf(h.messages);
     if (index) largest = Math.max(largest, estimateTokens([index.message]));
-  }
+  });
   const sent = await h.prepare();
   assert.ok(estimateTokens(sent) <= 4000);
   assert.equal(sent.filter((m) => typeof m.content === "string" && m.content.includes("Earlier tool calls")).length, 1, "one index");
