@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { COMPRESSED, SUMMARY, TOOL_INDEX, TOOL_INDEX_HEADER } from "../../src/wasm/js/contract.js";
 import { compressRun, offloadId } from "../../src/wasm/js/offload.js";
 import { summaryMessage, wrapSummary } from "../../src/wasm/js/summaries.js";
-import { listable, toolIndex } from "../../src/wasm/js/toolindex.js";
+import { indexText, listable, toolIndex } from "../../src/wasm/js/toolindex.js";
 import { TAG, read } from "./helpers.mjs";
 
 /** Tool groups as the core hands them: their messages, and where each ends. */
@@ -53,14 +53,14 @@ test("toolIndex in every format: a line a group, its calls with their arguments 
   for (const [format, turn] of Object.entries(turns)) {
     const messages = [opening[format], ...turn(1, "read_file", { path: "src/a.rs", lines: [1, 20] }), ...turn(2, "grep", { query: "x" })];
     const r = handed(messages);
-    const w = toolIndex(r, ...units([1, 3], [3, 5]), [], TAG, 10, 0);
+    const w = toolIndex(r, ...units([1, 3], [3, 5]), [], TAG, Infinity);
     assert.equal(w.first, 0, format);
     assert.equal(w.earlier, 0, format);
     assert.deepEqual(w.ids, [offloadId(messages.slice(1, 3)), offloadId(messages.slice(3, 5))], format);
-    const lines = w.text.split("\n");
+    const lines = indexText(w, 0).split("\n");
     assert.ok(lines[0].startsWith(`${TOOL_INDEX_HEADER} Call context_reload`), format);
     assert.deepEqual(lines.slice(1), [`- read_file(path=src/a.rs, lines=[1,20]) → ${w.ids[0]}`, `- grep(query=x) → ${w.ids[1]}`], format);
-    assert.equal(w.lines, 2, format);
+    assert.equal(w.count, 2, format);
   }
 });
 
@@ -69,30 +69,30 @@ test("toolIndex of UIMessages: a message holds its calls and their results, a gr
   const messages = [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] },
     { id: "a1", role: "assistant", parts: [{ type: "text", text: "Looking." }, part(1, "read_file", { path: "src/a.rs" }), part(2, "grep", { query: "x" })] },
     { id: "a2", role: "assistant", parts: [part(3, "run", {})] }];
-  const w = toolIndex(handed(messages), ...units([1, 2], [2, 3]), [], TAG, 10, 0);
+  const w = toolIndex(handed(messages), ...units([1, 2], [2, 3]), [], TAG, Infinity);
   assert.deepEqual(w.ids, [offloadId([messages[1]]), offloadId([messages[2]])]);
-  assert.deepEqual(w.text.split("\n").slice(1), [`- read_file(path=src/a.rs); grep(query=x) → ${w.ids[0]}`, `- run() → ${w.ids[1]}`]);
+  assert.deepEqual(indexText(w, 0).split("\n").slice(1), [`- read_file(path=src/a.rs); grep(query=x) → ${w.ids[0]}`, `- run() → ${w.ids[1]}`]);
 });
 
-test("toolIndex: the newest groups only, and the oldest lines left out; an earlier index's lines come first", () => {
+test("toolIndex: the newest groups only, as many characters as asked and one line more; the oldest lines left out; an earlier index's lines come first", () => {
   const messages = [opening.openai, ...turns.openai(1, "a", {}), ...turns.openai(2, "b", {}), ...turns.openai(3, "c", {})];
   const groups = units([1, 3], [3, 5], [5, 7]);
-  const newest = toolIndex(handed(messages), ...groups, [], TAG, 2, 0);
+  // A line here has 28 characters and its newline: two pass 30.
+  const newest = toolIndex(handed(messages), ...groups, [], TAG, 30);
   assert.equal(newest.first, 1);
-  assert.deepEqual(newest.text.split("\n").slice(1).map((l) => l.slice(2, 5)), ["b()", "c()"]);
-  const skipped = toolIndex(handed(messages), ...groups, [], TAG, 3, 2);
-  assert.equal(skipped.ids.length, 3, "an id for every group written");
-  assert.deepEqual(skipped.text.split("\n").slice(1).map((l) => l.slice(2, 5)), ["c()"]);
-  assert.equal(skipped.lines, 1);
+  assert.deepEqual(indexText(newest, 0).split("\n").slice(1).map((l) => l.slice(2, 5)), ["b()", "c()"]);
+  const all = toolIndex(handed(messages), ...groups, [], TAG, Infinity);
+  assert.equal(all.ids.length, 3, "an id for every group written");
+  assert.deepEqual(indexText(all, 2).split("\n").slice(1).map((l) => l.slice(2, 5)), ["c()"]);
   // The earlier index stands first, as the core sees it when it reduces a reduced history.
   const r = handed(messages);
   const earlier = summaryMessage(r, "user", wrapSummary(`${TOOL_INDEX_HEADER} Call context_reload …\n- old(x=1) → ctx_0123456789abcdef\n- older → ctx_fedcba9876543210`, TAG));
   const withEarlier = [messages[0], earlier, ...messages.slice(1)];
-  const w = toolIndex(handed(withEarlier), ...units([2, 4]), [1], TAG, 5, 0);
+  const w = toolIndex(handed(withEarlier), ...units([2, 4]), [1], TAG, Infinity);
   assert.equal(w.earlier, 2);
-  assert.deepEqual(w.text.split("\n").slice(1), ["- old(x=1) → ctx_0123456789abcdef", "- older → ctx_fedcba9876543210", `- a() → ${w.ids[0]}`]);
-  const cut = toolIndex(handed(withEarlier), ...units([2, 4]), [1], TAG, 5, 1);
-  assert.deepEqual(cut.text.split("\n").slice(1), ["- older → ctx_fedcba9876543210", `- a() → ${w.ids[0]}`]);
+  assert.equal(w.count, 3);
+  assert.deepEqual(indexText(w, 0).split("\n").slice(1), ["- old(x=1) → ctx_0123456789abcdef", "- older → ctx_fedcba9876543210", `- a() → ${w.ids[0]}`]);
+  assert.deepEqual(indexText(w, 1).split("\n").slice(1), ["- older → ctx_fedcba9876543210", `- a() → ${w.ids[0]}`]);
 });
 
 test("toolIndex: arguments that are no JSON object are shown as they are, all cut short", () => {
@@ -102,8 +102,8 @@ test("toolIndex: arguments that are no JSON object are shown as they are, all cu
     { role: "tool", tool_call_id: "c1", content: "a" }, { role: "tool", tool_call_id: "c2", content: "3" },
     { role: "assistant", content: null, tool_calls: [{ id: "c3", type: "function", function: { name: "write", arguments: JSON.stringify({ text: long }) } }] },
     { role: "tool", tool_call_id: "c3", content: "ok" }];
-  const w = toolIndex(handed(messages), ...units([1, 4], [4, 6]), [], TAG, 5, 0);
-  const [, first, second] = w.text.split("\n");
+  const w = toolIndex(handed(messages), ...units([1, 4], [4, 6]), [], TAG, Infinity);
+  const [, first, second] = indexText(w, 0).split("\n");
   assert.equal(first, `- shell(ls -la); sum([1,2]) → ${w.ids[0]}`, "a group of two calls: one line");
   assert.match(second, /^- write\(text=y{55}…\) → ctx_/, "60 characters of arguments");
 });
@@ -126,16 +126,16 @@ test("toolIndex of a tool run's digest: a run this reduction compressed is liste
   const r = handed(messages);
   // What the digest of messages 1–4 stands for (as compressRun hands its originals): its id.
   const run = compressRun(r, [1, 2, 3, 4], 100);
-  const w = toolIndex(r, Uint32Array.of(1, 2, 3, 4), Uint32Array.of(4), [], TAG, 5, 0);
+  const w = toolIndex(r, Uint32Array.of(1, 2, 3, 4), Uint32Array.of(4), [], TAG, Infinity);
   assert.deepEqual(w.ids, [run.id]);
-  assert.equal(w.text.split("\n")[1], `- a(x=1); b() → ${run.id}`);
+  assert.equal(indexText(w, 0).split("\n")[1], `- a(x=1); b() → ${run.id}`);
   // The digest read back: its own id, nothing to offload again ("").
   const back = handed([messages[0], run.message]);
   assert.equal(back.flags[1] & COMPRESSED, COMPRESSED);
   assert.ok(listable(back, [1]));
-  const again = toolIndex(back, Uint32Array.of(1), Uint32Array.of(1), [], TAG, 5, 0);
+  const again = toolIndex(back, Uint32Array.of(1), Uint32Array.of(1), [], TAG, Infinity);
   assert.deepEqual(again.ids, [""]);
-  assert.equal(again.text.split("\n")[1], `- a({"x":1}); b({}) → ${run.id}`);
+  assert.equal(indexText(again, 0).split("\n")[1], `- a({"x":1}); b({}) → ${run.id}`);
   // A text the summarizer compressed is no digest: no line; nor what answered context_reload.
   const text = handed([messages[0], { role: "assistant", content: "[compressed; the original is ctx_0123456789abcdef, restored by context_reload]\nshort" }]);
   assert.equal(text.flags[1] & COMPRESSED, COMPRESSED);

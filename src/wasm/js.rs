@@ -287,19 +287,17 @@ extern "C" {
     /// A reduction's offloads as a store holding `known` keeps them (`js/offload.js`).
     #[wasm_bindgen(js_name = resolveOffloads)]
     pub fn resolve_offloads(known: &Object, added: &Object) -> Object;
-    /// `progressive`'s index of dropped tool calls (`js/toolindex.js`): `{ text, ids, first,
-    /// earlier, lines }`.
+    /// `progressive`'s index of dropped tool calls (`js/toolindex.js`): `{ lines, count, ids,
+    /// first, earlier }`.
     pub type ToolIndex;
     #[wasm_bindgen(method, getter)]
-    pub fn text(this: &ToolIndex) -> JsString;
+    pub fn count(this: &ToolIndex) -> u32;
     #[wasm_bindgen(method, getter)]
     pub fn ids(this: &ToolIndex) -> Array;
     #[wasm_bindgen(method, getter)]
     pub fn first(this: &ToolIndex) -> u32;
     #[wasm_bindgen(method, getter)]
     pub fn earlier(this: &ToolIndex) -> u32;
-    #[wasm_bindgen(method, getter)]
-    pub fn lines(this: &ToolIndex) -> u32;
     #[wasm_bindgen(js_name = toolIndex)]
     pub fn tool_index(
         reading: &Reading,
@@ -307,9 +305,11 @@ extern "C" {
         ends: &[u32],
         earlier: &[u32],
         tag: &str,
-        newest: u32,
-        skip: u32,
+        chars: f64,
     ) -> ToolIndex;
+    /// The index's text without its oldest `skip` lines.
+    #[wasm_bindgen(js_name = indexText)]
+    pub fn index_text(index: &ToolIndex, skip: u32) -> JsString;
     /// Whether a unit of the index gets a line (`js/toolindex.js`).
     pub fn listable(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = holdsReload)]

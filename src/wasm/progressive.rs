@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
-    clear_tool_result, compress_run, holds_reload, listable, now, offload_message, pick,
-    rewrite_with_summary, tool_index, Reading, Written,
+    clear_tool_result, compress_run, holds_reload, index_text, listable, now, offload_message,
+    pick, rewrite_with_summary, tool_index, Reading, Written,
 };
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
@@ -345,9 +345,10 @@ pub async fn reduce(
     finish(call, reading, r, writings, events, started)
 }
 
-/// The fewest tokens a line of the index has (a dash, a call, an arrow and an id): how many
-/// of the newest units are written at most before the count.
-const INDEX_LINE_TOKENS: f64 = 10.0;
+/// How many characters of lines are written at most for each token of the index's budget:
+/// more than fit (a line of the index has some 3.5 characters a token), never every call of
+/// a long history.
+const INDEX_CHARS_PER_TOKEN: f64 = 5.0;
 
 /// Writes the index of dropped tool calls the core asks for (`c`) in at most its budget, the
 /// oldest lines giving way until it fits; the units whose lines stay leave, their originals
@@ -375,24 +376,29 @@ fn write_index(
     if count == 0 {
         return Ok(());
     }
-    let tag = &call.config.summary_tag;
-    let newest = (c.budget / INDEX_LINE_TOKENS).ceil() as u32;
-    let mut skip = 0;
+    let chars = c.budget * INDEX_CHARS_PER_TOKEN;
+    let w = tool_index(
+        reading,
+        &messages,
+        &ends,
+        &c.earlier,
+        &call.config.summary_tag,
+        chars,
+    );
+    let (first, all) = (w.first(), w.count());
+    let mut skip = 0u32;
     loop {
-        let w = tool_index(reading, &messages, &ends, &c.earlier, tag, newest, skip);
-        let (first, lines) = (w.first(), w.lines());
         // The first unit whose line stays.
         let from = first + skip.saturating_sub(w.earlier());
-        if lines == 0 || from >= count {
+        if skip >= all || from >= count {
             return Ok(());
         }
-        let message = summary_message(call, reading, &w.text());
+        let message = summary_message(call, reading, &index_text(&w, skip));
         let tokens = count_new_message(&message, call, t.format)?;
         if tokens > c.budget {
             // About as many of the oldest lines as the excess takes give way.
-            skip += ((tokens - c.budget) * f64::from(lines) / tokens)
-                .ceil()
-                .max(1.0) as u32;
+            let lines = f64::from(all - skip);
+            skip += ((tokens - c.budget) * lines / tokens).ceil().max(1.0) as u32;
             continue;
         }
         let (ids, listed) = (w.ids(), Array::new());

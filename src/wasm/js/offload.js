@@ -215,15 +215,30 @@ function answersReload(reading, index) {
     return parts.some((p) => p && (p.type === "tool-result" ? p.toolName === RELOAD
       : p.functionResponse ? p.functionResponse.name === RELOAD : p.type === `tool-${RELOAD}`));
   }
+  const ids = reloadIds(reading);
+  if (ids.size === 0) return false;
   const answered = [];
   const d = format === "langchain" ? langchainShape(m)[1] : m;
   if (d && typeof d.tool_call_id === "string") answered.push(d.tool_call_id);
   if (format === "openai-responses" && d && d.type === "function_call_output") answered.push(d.call_id);
   for (const p of parts) if (p && p.type === "tool_result") answered.push(p.tool_use_id);
-  if (answered.length === 0) return false;
-  const ids = new Set();
-  for (let i = index - 1; i >= 0 && i >= index - 64; i--) reloadCalls(format, reading.items[i], ids);
   return answered.some((id) => ids.has(id));
+}
+
+/** The ids of the `context_reload` calls among the reading's messages, found once a reading
+ * (every cleared result and listed call asks: a look back at each was most of a long
+ * history's clearing). */
+const RELOAD_IDS = new WeakMap();
+
+function reloadIds(reading) {
+  let ids = RELOAD_IDS.get(reading);
+  if (ids === undefined || ids.n !== reading.items.length) {
+    const set = new Set();
+    for (const m of reading.items) reloadCalls(reading.format, m, set);
+    ids = { set, n: reading.items.length };
+    RELOAD_IDS.set(reading, ids);
+  }
+  return ids.set;
 }
 
 /** Whether one of the messages at `indices` answers a `context_reload` call: a tool run that

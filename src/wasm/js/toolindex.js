@@ -60,27 +60,35 @@ export function listable(reading, indices) {
 }
 
 /**
- * The index's text and what it lists: units of `messages` (the k-th `messages[ends[k - 1]
- * .. ends[k]]`), oldest first; of those, the newest `newest` get a line each, after the
- * lines of the earlier indexes at `earlier`; the oldest `skip` of all these lines are left
- * out (no room). `{ text, ids, first, earlier, lines }`: `ids[k]` is the offload id of unit
+ * What the index lists: units of `messages` (the k-th `messages[ends[k - 1] .. ends[k]]`),
+ * oldest first; the newest get a line each until their characters pass `chars` (the driver
+ * has more than fit, never all of a long history's), after the lines of the earlier indexes
+ * at `earlier`. `{ lines, count, ids, first, earlier }`: `ids[k]` is the offload id of unit
  * `first + k` (its messages as `pick` hands them), or "" for an earlier digest, whose own id
- * the line names; `earlier` the number of earlier lines, `lines` the number in the text.
+ * the line names; `earlier` the number of earlier lines.
  */
-export function toolIndex(reading, messages, ends, earlier, tag, newest, skip) {
-  const lines = earlierLines(reading, earlier, tag);
-  const before = lines.length;
-  const first = Math.max(0, ends.length - newest);
-  const ids = [];
-  for (let k = first; k < ends.length; k++) {
+export function toolIndex(reading, messages, ends, earlier, tag, chars) {
+  const before = earlierLines(reading, earlier, tag);
+  const lines = [], ids = [];
+  let first = ends.length, written = 0;
+  while (first > 0 && written <= chars) {
+    const k = --first;
     const indices = Array.from(messages.subarray(k === 0 ? 0 : ends[k - 1], ends[k]));
     const digest = runDigest(reading, indices);
     const id = digest !== undefined ? digest.id : offloadId(pick(reading, indices));
     const calls = digest !== undefined ? digest.calls : indices.flatMap((i) => callsOf(reading.format, reading.items[i], indexCall));
-    lines.push(`- ${calls.join("; ")} → ${id}`);
+    const line = `- ${calls.join("; ")} → ${id}`;
+    lines.push(line);
     ids.push(digest !== undefined ? "" : id);
+    written += line.length + 1;
   }
-  const kept = lines.slice(skip);
-  const text = `${TOOL_INDEX_HEADER} Call context_reload with {"id": "ctx_…"} to get one back with its results.\n${kept.join("\n")}`;
-  return { text, ids, first, earlier: before, lines: kept.length };
+  lines.reverse();
+  ids.reverse();
+  const all = before.concat(lines);
+  return { lines: all, count: all.length, ids, first, earlier: before.length };
+}
+
+/** The index's text: its opening line, and its lines but the oldest `skip`. */
+export function indexText(index, skip) {
+  return `${TOOL_INDEX_HEADER} Call context_reload with {"id": "ctx_…"} to get one back with its results.\n${index.lines.slice(skip).join("\n")}`;
 }
