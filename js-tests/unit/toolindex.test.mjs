@@ -145,3 +145,22 @@ test("toolIndex of a tool run's digest: a run this reduction compressed is liste
   assert.ok(!listable(handed(reload), [1, 2]));
   assert.ok(listable(r, [1, 2]));
 });
+
+test("toolIndex: a step of many calls is one line of a few, and how many more it holds", () => {
+  const calls = Array.from({ length: 30 }, (_, k) => ({ id: `c${k}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/module_${k}/file.rs` }) } }));
+  const messages = [opening.openai, { role: "assistant", content: null, tool_calls: calls },
+    ...calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: "ok" }))];
+  const w = toolIndex(handed(messages), Uint32Array.from({ length: 31 }, (_, k) => k + 1), Uint32Array.of(31), [], TAG, Infinity);
+  const line = indexText(w, 0).split("\n")[1];
+  assert.match(line, /^- read_file\(path=src\/module_0\/file.rs\); read_file\(path=src\/module_1\/file.rs\); .*; … \(\+\d+ more\) → ctx_[0-9a-f]{16}$/);
+  assert.ok(line.length < 260, `${line.length} characters`);
+});
+
+test("a result answers the latest call of its id before it: ids a server numbers per response repeat, and only the reload's own result is its answer", () => {
+  const turn = (k, name) => [{ role: "user", content: `q${k}` },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "call_0", content: `result ${k}` }];
+  const messages = [...turn(0, "read_file"), ...turn(1, "read_file"), ...turn(2, "context_reload"), ...turn(3, "read_file")];
+  const r = handed(messages);
+  assert.deepEqual([2, 5, 8, 11].map((i) => !listable(r, [i - 1, i])), [false, false, true, false]);
+});

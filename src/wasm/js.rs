@@ -310,6 +310,10 @@ extern "C" {
     /// The index's text without its oldest `skip` lines.
     #[wasm_bindgen(js_name = indexText)]
     pub fn index_text(index: &ToolIndex, skip: u32) -> JsString;
+    /// How many of the oldest lines to leave out for about `share` of the characters of those
+    /// from `skip` on to stay.
+    #[wasm_bindgen(js_name = skipFor)]
+    pub fn skip_for(index: &ToolIndex, skip: u32, share: f64) -> u32;
     /// Whether a unit of the index gets a line (`js/toolindex.js`).
     pub fn listable(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = holdsReload)]

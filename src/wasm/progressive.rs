@@ -9,7 +9,7 @@ use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
     clear_tool_result, compress_run, holds_reload, index_text, listable, now, offload_message,
-    pick, rewrite_with_summary, tool_index, Reading, Written,
+    pick, rewrite_with_summary, skip_for, tool_index, Reading, Written,
 };
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
@@ -376,17 +376,12 @@ fn write_index(
     if count == 0 {
         return Ok(());
     }
-    let chars = c.budget * INDEX_CHARS_PER_TOKEN;
-    let w = tool_index(
-        reading,
-        &messages,
-        &ends,
-        &c.earlier,
-        &call.config.summary_tag,
-        chars,
-    );
-    let (first, all) = (w.first(), w.count());
+    let tag = &call.config.summary_tag;
+    let mut chars = c.budget * INDEX_CHARS_PER_TOKEN;
+    let mut w = tool_index(reading, &messages, &ends, &c.earlier, tag, chars);
+    let mut widened = false;
     let mut skip = 0u32;
+    let (mut first, mut all) = (w.first(), w.count());
     loop {
         // The first unit whose line stays.
         let from = first + skip.saturating_sub(w.earlier());
@@ -396,9 +391,17 @@ fn write_index(
         let message = summary_message(call, reading, &index_text(&w, skip));
         let tokens = count_new_message(&message, call, t.format)?;
         if tokens > c.budget {
-            // About as many of the oldest lines as the excess takes give way.
-            let lines = f64::from(all - skip);
-            skip += ((tokens - c.budget) * lines / tokens).ceil().max(1.0) as u32;
+            // The oldest lines give way, about as many characters as the excess takes.
+            skip = skip_for(&w, skip, c.budget / tokens);
+            continue;
+        }
+        // A counter that counts fewer tokens a character than the lines were written for
+        // leaves room: once, more of the older units get a line.
+        if skip == 0 && first > 0 && !widened && tokens < 0.9 * c.budget {
+            widened = true;
+            chars *= 1.2 * c.budget / tokens;
+            w = tool_index(reading, &messages, &ends, &c.earlier, tag, chars);
+            (first, all) = (w.first(), w.count());
             continue;
         }
         let (ids, listed) = (w.ids(), Array::new());

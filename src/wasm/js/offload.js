@@ -187,17 +187,29 @@ function cutAt(text, chars) {
 /** The name `reloadTool` has: a result of a call of it is what the model asked back. */
 const RELOAD = "context_reload";
 
-/** The ids of the calls of `context_reload` in message `m` of `format` (a LangChain message
- * by its plain shape). */
-function reloadCalls(format, m, ids) {
+/** Records in `latest` the name of each call message `m` of `format` makes, by its id (a
+ * LangChain message by its plain shape). */
+function callNames(format, m, latest) {
   const d = format === "langchain" ? langchainShape(m)[1] : m;
   if (d === null || typeof d !== "object") return;
   for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
-    if (c && (c.function ? c.function.name : c.name) === RELOAD) ids.add(c.id);
+    if (c) latest.set(c.id, c.function ? c.function.name : c.name);
   }
-  if (format === "openai-responses" && d.type === "function_call" && d.name === RELOAD) ids.add(d.call_id);
+  if (format === "openai-responses" && d.type === "function_call") latest.set(d.call_id, d.name);
   const content = contentOf(format, m);
-  for (const p of Array.isArray(content) ? content : []) if (p && p.type === "tool_use" && p.name === RELOAD) ids.add(p.id);
+  for (const p of Array.isArray(content) ? content : []) if (p && p.type === "tool_use") latest.set(p.id, p.name);
+}
+
+/** The ids of the calls message `m` of `format` answers, where a result names no tool. */
+function answeredIds(format, m) {
+  const answered = [];
+  const d = format === "langchain" ? langchainShape(m)[1] : m;
+  if (d === null || typeof d !== "object") return answered;
+  if (typeof d.tool_call_id === "string") answered.push(d.tool_call_id);
+  if (format === "openai-responses" && d.type === "function_call_output") answered.push(d.call_id);
+  const content = contentOf(format, m);
+  for (const p of Array.isArray(content) ? content : []) if (p && p.type === "tool_result") answered.push(p.tool_use_id);
+  return answered;
 }
 
 /**
@@ -208,37 +220,33 @@ function reloadCalls(format, m, ids) {
 function answersReload(reading, index) {
   const format = reading.format, m = reading.items[index];
   if (m === null || typeof m !== "object") return false;
-  const content = contentOf(format, m);
-  const parts = Array.isArray(content) ? content : [];
   // (Where a result names its tool itself.)
   if (format === "vercel" || format === "vercel-ui" || format === "gemini") {
-    return parts.some((p) => p && (p.type === "tool-result" ? p.toolName === RELOAD
+    const content = contentOf(format, m);
+    return (Array.isArray(content) ? content : []).some((p) => p && (p.type === "tool-result" ? p.toolName === RELOAD
       : p.functionResponse ? p.functionResponse.name === RELOAD : p.type === `tool-${RELOAD}`));
   }
-  const ids = reloadIds(reading);
-  if (ids.size === 0) return false;
-  const answered = [];
-  const d = format === "langchain" ? langchainShape(m)[1] : m;
-  if (d && typeof d.tool_call_id === "string") answered.push(d.tool_call_id);
-  if (format === "openai-responses" && d && d.type === "function_call_output") answered.push(d.call_id);
-  for (const p of parts) if (p && p.type === "tool_result") answered.push(p.tool_use_id);
-  return answered.some((id) => ids.has(id));
+  return reloadAnswers(reading).has(index);
 }
 
-/** The ids of the `context_reload` calls among the reading's messages, found once a reading
- * (every cleared result and listed call asks: a look back at each was most of a long
- * history's clearing). */
-const RELOAD_IDS = new WeakMap();
+/** The messages of a reading that answer a `context_reload` call, found once a reading
+ * (every cleared result and listed call asks): a result answers the latest call of its id
+ * before it, as the core pairs them (ids some servers number per response repeat). */
+const RELOAD_ANSWERS = new WeakMap();
 
-function reloadIds(reading) {
-  let ids = RELOAD_IDS.get(reading);
-  if (ids === undefined || ids.n !== reading.items.length) {
-    const set = new Set();
-    for (const m of reading.items) reloadCalls(reading.format, m, set);
-    ids = { set, n: reading.items.length };
-    RELOAD_IDS.set(reading, ids);
+function reloadAnswers(reading) {
+  let found = RELOAD_ANSWERS.get(reading);
+  if (found === undefined || found.n !== reading.items.length) {
+    const latest = new Map(), answers = new Set();
+    reading.items.forEach((m, i) => {
+      if (m === null || typeof m !== "object") return;
+      for (const id of answeredIds(reading.format, m)) if (latest.get(id) === RELOAD) answers.add(i);
+      callNames(reading.format, m, latest);
+    });
+    found = { answers, n: reading.items.length };
+    RELOAD_ANSWERS.set(reading, found);
   }
-  return ids.set;
+  return found.answers;
 }
 
 /** Whether one of the messages at `indices` answers a `context_reload` call: a tool run that

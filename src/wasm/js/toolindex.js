@@ -30,6 +30,17 @@ function indexCall(name, args) {
   return `${name ?? "tool"}(${previewOf(text, ARGS_CHARS)})`;
 }
 
+/** How many characters of calls a line shows: a step of many parallel calls, a long run's
+ * digest, is one line of the size of a few, not one that alone takes the index's room. */
+const LINE_CHARS = 200;
+
+/** `calls` joined with "; ", as many as fit `LINE_CHARS`, and how many more there are. */
+function joinCalls(calls) {
+  let text = calls[0] ?? "", k = 1;
+  while (k < calls.length && text.length + calls[k].length + 2 <= LINE_CHARS) text += `; ${calls[k++]}`;
+  return k < calls.length ? `${text}; … (+${calls.length - k} more)` : text;
+}
+
 /** The lines (`- …`) of the earlier indexes at `indices`, oldest first. */
 function earlierLines(reading, indices, tag) {
   if (indices.length === 0) return [];
@@ -77,7 +88,7 @@ export function toolIndex(reading, messages, ends, earlier, tag, chars) {
     const digest = runDigest(reading, indices);
     const id = digest !== undefined ? digest.id : offloadId(pick(reading, indices));
     const calls = digest !== undefined ? digest.calls : indices.flatMap((i) => callsOf(reading.format, reading.items[i], indexCall));
-    const line = `- ${calls.join("; ")} → ${id}`;
+    const line = `- ${joinCalls(calls)} → ${id}`;
     lines.push(line);
     ids.push(digest !== undefined ? "" : id);
     written += line.length + 1;
@@ -91,4 +102,19 @@ export function toolIndex(reading, messages, ends, earlier, tag, chars) {
 /** The index's text: its opening line, and its lines but the oldest `skip`. */
 export function indexText(index, skip) {
   return `${TOOL_INDEX_HEADER} Call context_reload with {"id": "ctx_…"} to get one back with its results.\n${index.lines.slice(skip).join("\n")}`;
+}
+
+/** How many of the oldest lines to leave out so that about `share` (0–1) of the characters of
+ * the lines from `skip` on stay: more than `skip`. */
+export function skipFor(index, skip, share) {
+  const lines = index.lines;
+  let left = 0;
+  for (let k = skip; k < lines.length; k++) left += lines[k].length + 1;
+  const keep = left * share;
+  let s = skip;
+  do {
+    left -= lines[s].length + 1;
+    s++;
+  } while (s < lines.length && left > keep);
+  return s;
 }
