@@ -179,3 +179,6 @@ impl Progressive<'_> {
         });
     }
 }
+
+#[cfg(test)]
+mod tests;
