@@ -273,6 +273,18 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// A number from 0 to 1: a share.
+    #[inline(never)]
+    fn ratio(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
+        match self.number(key)? {
+            Some(x) if x > 1.0 => Err(ReduceError::config(
+                key,
+                cat(&[key, " must be between 0 and 1, got ", &show(x)]),
+            )),
+            x => Ok(x),
+        }
+    }
+
     #[inline(never)]
     fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ReduceError> {
         match self.get(key)? {
@@ -586,13 +598,7 @@ impl Config {
         if let Some(n) = r.count("keepToolResults")? {
             c.keep_tool_results = n;
         }
-        if let Some(x) = r.number("currentRoundRatio")? {
-            if x > 1.0 {
-                return Err(ReduceError::config(
-                    "currentRoundRatio",
-                    cat(&["currentRoundRatio must be between 0 and 1, got ", &show(x)]),
-                ));
-            }
+        if let Some(x) = r.ratio("currentRoundRatio")? {
             c.current_round_ratio = x;
         }
         if let Some(o) = r.choice(
@@ -632,13 +638,7 @@ impl Config {
         if let Some(b) = r.boolean("cacheBreakpoints")? {
             c.cache_breakpoints = b;
         }
-        if let Some(x) = r.number("toolIndexRatio")? {
-            if x > 1.0 {
-                return Err(ReduceError::config(
-                    "toolIndexRatio",
-                    cat(&["toolIndexRatio must be between 0 and 1, got ", &show(x)]),
-                ));
-            }
+        if let Some(x) = r.ratio("toolIndexRatio")? {
             c.tool_index_ratio = x;
         }
         Ok(c)
