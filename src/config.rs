@@ -369,12 +369,20 @@ impl Config {
         need_trigger: bool,
         mut read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
     ) -> Result<Config, ReduceError> {
-        Config::parse_reading(need_trigger, &mut read)
+        let mut c = Config::default();
+        c.parse_reading(need_trigger, &mut read)?;
+        Ok(c)
     }
 
-    fn parse_reading(need_trigger: bool, read: &mut ReadOption) -> Result<Config, ReduceError> {
+    /// [`Config::parse_with`] into this config, the default. (Not returning it: a `?` that
+    /// returns drops nothing here.)
+    fn parse_reading(
+        &mut self,
+        need_trigger: bool,
+        read: &mut ReadOption,
+    ) -> Result<(), ReduceError> {
         let mut r = Reader { read };
-        let mut c = Config::default();
+        let c = self;
 
         if let Some(s) = r.choice(
             "strategy",
@@ -641,7 +649,7 @@ impl Config {
         if let Some(x) = r.ratio("toolIndexRatio")? {
             c.tool_index_ratio = x;
         }
-        Ok(c)
+        Ok(())
     }
 
     /// `reservedTokens`: what the request spends outside the messages (instructions, tool
