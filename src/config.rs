@@ -222,17 +222,6 @@ impl Reader<'_, '_> {
         (self.read)(key)
     }
 
-    /// A share: a number from 0 to 1.
-    fn ratio(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
-        match self.number(key)? {
-            Some(x) if x > 1.0 => Err(ReduceError::config(
-                key,
-                cat(&[key, " must be between 0 and 1, got ", &show(x)]),
-            )),
-            x => Ok(x),
-        }
-    }
-
     fn number(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
         self.number_above(key, false)
     }
@@ -281,6 +270,18 @@ impl Reader<'_, '_> {
             )),
             // (`as` saturates.)
             n => Ok(n.map(|n| n as u32 as usize)),
+        }
+    }
+
+    /// A number from 0 to 1: a share.
+    #[inline(never)]
+    fn ratio(&mut self, key: &'static str) -> Result<Option<f64>, ReduceError> {
+        match self.number(key)? {
+            Some(x) if x > 1.0 => Err(ReduceError::config(
+                key,
+                cat(&[key, " must be between 0 and 1, got ", &show(x)]),
+            )),
+            x => Ok(x),
         }
     }
 
@@ -368,12 +369,20 @@ impl Config {
         need_trigger: bool,
         mut read: impl FnMut(&'static str) -> Result<OptionValue, ReduceError>,
     ) -> Result<Config, ReduceError> {
-        Config::parse_reading(need_trigger, &mut read)
+        let mut c = Config::default();
+        c.parse_reading(need_trigger, &mut read)?;
+        Ok(c)
     }
 
-    fn parse_reading(need_trigger: bool, read: &mut ReadOption) -> Result<Config, ReduceError> {
+    /// [`Config::parse_with`] into this config, the default. (Not returning it: a `?` that
+    /// returns drops nothing here.)
+    fn parse_reading(
+        &mut self,
+        need_trigger: bool,
+        read: &mut ReadOption,
+    ) -> Result<(), ReduceError> {
         let mut r = Reader { read };
-        let mut c = Config::default();
+        let c = self;
 
         if let Some(s) = r.choice(
             "strategy",
@@ -640,7 +649,7 @@ impl Config {
         if let Some(x) = r.ratio("toolIndexRatio")? {
             c.tool_index_ratio = x;
         }
-        Ok(c)
+        Ok(())
     }
 
     /// `reservedTokens`: what the request spends outside the messages (instructions, tool

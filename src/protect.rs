@@ -64,15 +64,16 @@ impl Protection {
 /// Whether a group is part of the conversation proper: it holds a message that is neither a
 /// system message, nor a summary, nor an orphan ([`Structure::ORPHAN`], which goes).
 pub fn is_conversation(t: &Transcript, s: &Structure, g: usize) -> bool {
-    s.groups[g].range().any(|i| {
-        let m = &t.messages[i];
-        !m.is_system() && !m.is_summary() && s.orphan[i] != Structure::ORPHAN
+    let (messages, orphan) = (t.messages.as_slice(), s.orphan.as_slice());
+    s.groups.as_slice()[g].range().any(|i| {
+        let m = &messages[i];
+        !m.is_system() && !m.is_summary() && orphan[i] != Structure::ORPHAN
     })
 }
 
 /// Whether a group opens with a real user input.
 pub fn starts_on_user(t: &Transcript, s: &Structure, g: usize) -> bool {
-    t.messages[s.groups[g].start as usize].is_real_user()
+    t.messages.as_slice()[s.groups.as_slice()[g].start as usize].is_real_user()
 }
 
 /// Whether the kept history must open on a real user input: `startOn: "user"`, or a format
@@ -101,12 +102,14 @@ pub fn keep_last_from(t: &Transcript, s: &Structure, keep_last: usize) -> usize 
 
 pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection> {
     let mut p = vec![Protection::None; s.groups.len()];
-    for (g, group) in s.groups.iter().enumerate() {
+    // (A slice: at the inlining threshold of .cargo/config.toml a `Vec`'s indexing is a call.)
+    let messages = t.messages.as_slice();
+    for (group, p) in s.groups.iter().zip(p.iter_mut()) {
         let range = group.range();
-        if config.keep_system && range.clone().any(|i| t.messages[i].is_system()) {
-            p[g] = Protection::System;
-        } else if range.clone().any(|i| t.messages[i].is_summary()) {
-            p[g] = Protection::Summary;
+        if config.keep_system && range.clone().any(|i| messages[i].is_system()) {
+            *p = Protection::System;
+        } else if range.clone().any(|i| messages[i].is_summary()) {
+            *p = Protection::Summary;
         }
     }
     if let Some(i) = t.messages.iter().rposition(|m| m.is_real_user()) {
@@ -131,7 +134,10 @@ pub fn protect(t: &Transcript, s: &Structure, config: &Config) -> Vec<Protection
     if starts_on_user_required(t, config) {
         // The oldest protected conversation group must open on a user input; if it does
         // not, keep back to the nearest one before it.
-        let first = (0..s.groups.len()).find(|&g| p[g].is_protected() && is_conversation(t, s, g));
+        let first = p
+            .iter()
+            .enumerate()
+            .position(|(g, p)| p.is_protected() && is_conversation(t, s, g));
         if let Some(first) = first {
             if !starts_on_user(t, s, first) {
                 match (0..first)

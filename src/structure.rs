@@ -196,7 +196,9 @@ impl Structure {
         links: &[Link],
         mut round: u32,
     ) -> Option<()> {
-        let messages = &t.messages;
+        // (Slices, not `Vec`s, are indexed in this loop and those below: at the inlining
+        // threshold of .cargo/config.toml a `Vec`'s indexing is a call.)
+        let messages = t.messages.as_slice();
         let n = messages.len();
         // (`links` runs to the end of the transcript's: where it starts in them.)
         let offset = (t.links.len() - links.len()) as u32;
@@ -216,10 +218,12 @@ impl Structure {
         // reach[i - start]: the last message that must stay with message i (itself, the
         // results of its calls, the message after it when it attaches to it).
         let mut reach = vec![0u32; n - start];
+        let reach = reach.as_mut_slice();
         for (k, r) in reach.iter_mut().enumerate() {
             *r = (start + k) as u32;
         }
         let mut linked = vec![false; n - start];
+        let linked = linked.as_mut_slice();
         // Until the pass over the messages, orphan[i]: whether message i has a result whose
         // call is not before it (ORPHANED), a call no result answers (DANGLING), a link that
         // is neither (LINKED), or several.
@@ -227,9 +231,11 @@ impl Structure {
         const ORPHANED: u8 = 8;
         const DANGLING: u8 = 16;
         self.orphan.resize(n, 0);
+        let orphan = self.orphan.as_mut_slice();
         // The latest call of each key, as its place in `links`; whether each call is answered.
         let mut last_call: Vec<u32> = Vec::new();
         let mut answered = vec![false; links.len()];
+        let answered = answered.as_mut_slice();
         for (at, link) in links.iter().enumerate() {
             let m = link.message as usize;
             if m >= n || m < start {
@@ -242,9 +248,9 @@ impl Structure {
             linked[m - start] = true;
             match link.kind {
                 // (Marked below, once it is known whether a result answers it.)
-                LinkKind::Call => last_call[key] = at as u32,
+                LinkKind::Call => last_call.as_mut_slice()[key] = at as u32,
                 LinkKind::Result => {
-                    let call = last_call[key] as usize;
+                    let call = last_call.as_slice()[key] as usize;
                     let mark = if let Some(c) = links.get(call) {
                         answered[call] = true;
                         let r = &mut reach[c.message as usize - start];
@@ -254,7 +260,7 @@ impl Structure {
                         self.orphan_links.push(offset + at as u32);
                         ORPHANED
                     };
-                    self.orphan[m] |= mark;
+                    orphan[m] |= mark;
                 }
             }
         }
@@ -273,12 +279,12 @@ impl Structure {
             last_turn -= 1;
         }
         let calls_from = self.orphan_links.len();
-        for (at, (link, &answered)) in links.iter().zip(&answered).enumerate() {
+        for (at, (link, &answered)) in links.iter().zip(answered.iter()).enumerate() {
             let m = link.message as usize;
             if link.kind == LinkKind::Result || m >= n || m < start {
                 continue;
             }
-            self.orphan[m] |= if answered {
+            orphan[m] |= if answered {
                 LINKED
             } else if m < last_turn {
                 self.orphan_links.push(offset + at as u32);
@@ -310,7 +316,7 @@ impl Structure {
         let mut calls_go = false;
         for j in (start..n).rev() {
             let m = &messages[j];
-            let bits = self.orphan[j];
+            let bits = orphan[j];
             let mark = if bits & (ORPHANED | DANGLING) == 0 {
                 if m.flags & flags::ATTACH_NEXT != 0 && calls_go {
                     Structure::ORPHAN
@@ -325,7 +331,7 @@ impl Structure {
             } else {
                 Structure::STRAY
             };
-            self.orphan[j] = mark;
+            orphan[j] = mark;
             // (Through the messages of one group only: `extend` makes a group again whole.)
             calls_go = m.flags & flags::CALLS_ONLY != 0
                 && mark == Structure::ORPHAN
@@ -336,19 +342,22 @@ impl Structure {
         let mut first = start;
         let mut end = start;
         let (mut tokens, mut has_tool) = (0.0, false);
+        self.round_of.resize(n, 0);
+        self.group_of.resize(n, 0);
+        let (round_of, group_of) = (self.round_of.as_mut_slice(), self.group_of.as_mut_slice());
         for (j, m) in messages.iter().enumerate().skip(start) {
             if m.is_real_user() {
                 round += 1;
             }
-            self.round_of.push(round);
-            self.group_of.push(self.groups.len() as u32);
+            round_of[j] = round;
+            group_of[j] = self.groups.len() as u32;
             end = end.max(reach[j - start] as usize);
             if j + 1 < n && joins_next(t, j) {
                 end = end.max(j + 1);
             }
-            self.orphans += usize::from(self.orphan[j] != 0);
+            self.orphans += usize::from(orphan[j] != 0);
             // (An orphan that goes whole counts for nothing: see `Structure::ORPHAN`.)
-            if self.orphan[j] != Structure::ORPHAN {
+            if orphan[j] != Structure::ORPHAN {
                 tokens += m.tokens;
             }
             has_tool |= linked[j - start];
@@ -375,10 +384,11 @@ impl Structure {
 /// result).
 fn joins_next(t: &Transcript, j: usize) -> bool {
     let calls = |m: &crate::transcript::MessageInfo| m.flags & flags::CALLS_ONLY != 0;
-    t.messages[j].flags & flags::ATTACH_NEXT != 0
+    let messages = t.messages.as_slice();
+    messages[j].flags & flags::ATTACH_NEXT != 0
         || t.format.parallel_calls_are_items()
-            && calls(&t.messages[j])
-            && t.messages.get(j + 1).is_some_and(calls)
+            && calls(&messages[j])
+            && messages.get(j + 1).is_some_and(calls)
 }
 
 /// How many links [`Structure::extend`] looks through for the calls of new results before

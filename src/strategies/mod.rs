@@ -129,9 +129,19 @@ impl Reduction {
     /// The input indices of each fate, in `Fate` order (kept, dropped, summarized,
     /// rewritten): `indices` of all four in one pass.
     pub fn indices_by_fate(&self) -> [Vec<u32>; 4] {
-        let mut by: [Vec<u32>; 4] = Default::default();
+        // (Counted, then written: at the inlining threshold of .cargo/config.toml a `push`
+        // is a call, one for each message here.)
+        let mut counts = [0; 4];
+        for &f in &self.fate {
+            counts[f as usize] += 1;
+        }
+        let [a, b, c, d] = counts;
+        let mut by = [vec![0u32; a], vec![0; b], vec![0; c], vec![0; d]];
+        let mut next = [0; 4];
         for (i, &f) in self.fate.iter().enumerate() {
-            by[f as usize].push(i as u32);
+            let f = f as usize;
+            by[f].as_mut_slice()[next[f]] = i as u32;
+            next[f] += 1;
         }
         by
     }
@@ -143,7 +153,7 @@ impl Reduction {
 /// `Rewritten`; any other as it was. Its slot, if any, goes onto `output`.
 pub(crate) fn keep(s: &Structure, i: usize, output: &mut Vec<Slot>) -> Fate {
     let at = i as u32;
-    match s.orphan[i] {
+    match s.orphan.as_slice()[i] {
         Structure::ORPHAN => Fate::Dropped,
         Structure::STRAY => {
             output.push(Slot::Cleaned(at));
@@ -272,11 +282,12 @@ impl Drops {
     /// left.
     fn remove(&mut self, t: &Transcript, s: &Structure, g: usize) {
         self.removed[g] = true;
-        let group = &s.groups[g];
+        let group = &s.groups.as_slice()[g];
         self.tokens -= group.tokens;
+        let (orphan, messages) = (s.orphan.as_slice(), t.messages.as_slice());
         self.messages -= group
             .range()
-            .filter(|&i| s.orphan[i] != Structure::ORPHAN && counts_as_message(&t.messages[i]))
+            .filter(|&i| orphan[i] != Structure::ORPHAN && counts_as_message(&messages[i]))
             .count();
     }
 }
@@ -408,23 +419,27 @@ pub(crate) fn drop_reduction(
     let mut output = Vec::with_capacity(t.len());
     let mut count = 0;
     let mut noted = Vec::new();
+    // (Slices, not `Vec`s, are indexed in this loop: at the inlining threshold of
+    // .cargo/config.toml a `Vec`'s indexing is a call.)
+    let (fates, orphan) = (fate.as_mut_slice(), s.orphan.as_slice());
+    let (removed, traced) = (drops.removed.as_slice(), drops.traced.as_slice());
     for (g, group) in s.groups.iter().enumerate() {
-        if drops.traced[g] && noted.is_empty() {
+        if traced[g] && noted.is_empty() {
             output.push(Slot::New(0));
         }
         for i in group.range() {
-            if drops.removed[g] {
-                fate[i] = Fate::Dropped;
+            if removed[g] {
+                fates[i] = Fate::Dropped;
                 count += 1;
-            } else if drops.traced[g] {
-                fate[i] = if s.orphan[i] == Structure::ORPHAN {
+            } else if traced[g] {
+                fates[i] = if orphan[i] == Structure::ORPHAN {
                     Fate::Dropped
                 } else {
                     noted.push(i as u32);
                     Fate::Rewritten
                 };
             } else {
-                fate[i] = keep(s, i, &mut output);
+                fates[i] = keep(s, i, &mut output);
             }
         }
     }

@@ -17,7 +17,9 @@
 //! [`Progressive::finish`] builds the reduction. If every stage together is not enough,
 //! the oldest removable groups are dropped as `truncate` would.
 
-use super::{check_budget, choose_drops, keep, settle, CompressionEvent, Fate, Reduction, Slot};
+use super::{
+    check_budget, choose_drops, keep, settle, CompressionEvent, Drops, Fate, Reduction, Slot,
+};
 use crate::budget::{counts_as_message, Targets};
 use crate::config::{Config, SummaryMode};
 use crate::error::ReduceError;
@@ -709,10 +711,14 @@ impl<'a> Progressive<'a> {
     /// The reduction: what the stages wrote, then — if the targets are still missed — the
     /// oldest removable groups dropped, and in any case what the turn rules ask
     /// ([`super::settle`]: `startOn`, an orphan gone from before a Gemini call).
-    /// The input as the stages left it, for the groups that go: what was written stands where
-    /// its first original stood, with its tokens, and goes with that group if the group goes
-    /// (its originals stay in `offloaded`); a summary written is protected.
-    fn view(&self) -> (Transcript, Vec<Protection>) {
+    /// The groups that go to meet `targets`, of the first `groups` (in order), as the stages
+    /// left the input: what was written stands where its first original stood, with its
+    /// tokens, and goes with that group if the group goes (its originals stay in
+    /// `offloaded`); a summary written is protected. With `earlier`, the earlier indexes of
+    /// dropped tool calls kept count for nothing, and are listed there. Once the index is
+    /// written, what is older than its newest line goes too (it covers a prefix, as any
+    /// summary: SPEC §9.12), and the turn rules hold again.
+    fn drops_for(&self, targets: &Targets, groups: usize, earlier: Option<&mut Vec<u32>>) -> Drops {
         let mut view = self.t.clone();
         for (i, m) in view.messages.iter_mut().enumerate() {
             m.tokens = self.tokens[i];
@@ -739,7 +745,31 @@ impl<'a> Progressive<'a> {
                 m.role = Role::Tool;
             }
         }
-        (view, protection)
+        if let Some(earlier) = earlier {
+            for (i, m) in view.messages.iter_mut().enumerate() {
+                if m.is_tool_index() && self.fate[i] == Fate::Kept {
+                    earlier.push(i as u32);
+                    m.tokens = 0.0;
+                }
+            }
+        }
+        // The same groups, with the tokens they have now.
+        let now = Structure::of(&view);
+        let mut drops = choose_drops(&view, &now, &protection, self.config, targets, 0..groups);
+        if let Some(k) = self.index {
+            let w = &self.written[k as usize];
+            let end = w.covers.iter().max().map_or(0, |&i| i as usize + 1);
+            for (g, group) in self.s.groups.iter().enumerate() {
+                if (group.start as usize) < end
+                    && !drops.removed[g]
+                    && !protection[g].is_protected()
+                {
+                    drops.remove(&view, &now, g);
+                }
+            }
+            settle(&view, &now, &protection, self.config, &mut drops);
+        }
+        drops
     }
 
     /// The tokens of the index of dropped tool calls, once written.
@@ -752,32 +782,13 @@ impl<'a> Progressive<'a> {
         let before = self.t.total_tokens();
         let index_tokens = self.index_tokens();
         let drops = {
-            let (view, protection) = self.view();
-            // The same groups, with the tokens they have now.
-            let now = Structure::of(&view);
             // (Met, none goes for the targets; the turn rules still hold.)
             let groups = if self.met() { 0 } else { self.s.groups.len() };
             let targets = Targets {
                 tokens: self.targets.tokens.map(|t| t - index_tokens),
                 messages: self.targets.messages,
             };
-            let mut drops =
-                choose_drops(&view, &now, &protection, self.config, &targets, 0..groups);
-            // The index covers a prefix, as any summary (SPEC §9.12): what is older than its
-            // newest line goes too, and the turn rules hold again.
-            if let Some(k) = self.index {
-                let w = &self.written[k as usize];
-                let end = w.covers.iter().max().map_or(0, |&i| i as usize + 1);
-                for (g, group) in self.s.groups.iter().enumerate() {
-                    if (group.start as usize) < end
-                        && !drops.removed[g]
-                        && !protection[g].is_protected()
-                    {
-                        drops.remove(&view, &now, g);
-                    }
-                }
-                settle(&view, &now, &protection, self.config, &mut drops);
-            }
+            let mut drops = self.drops_for(&targets, groups, None);
             drops.tokens += index_tokens;
             let mut dropped = 0;
             for (g, group) in self.s.groups.iter().enumerate() {

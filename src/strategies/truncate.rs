@@ -59,9 +59,12 @@ pub fn count_decisive(
     // prefix a truncate may remove.
     let end = prefix_end(t, &s, &p);
     let mut stays = vec![false; s.groups.len()];
-    for (g, stay) in stays.iter_mut().enumerate() {
-        *stay = p[g].is_protected() || g >= end;
+    for (g, (stay, p)) in stays.iter_mut().zip(&p).enumerate() {
+        *stay = p.is_protected() || g >= end;
     }
+    // (Slices, not `Vec`s, are indexed below: at the inlining threshold of
+    // .cargo/config.toml a `Vec`'s indexing is a call.)
+    let (groups, orphan, stays) = (s.groups.as_slice(), s.orphan.as_slice(), stays.as_slice());
     let mut fill = |indices: &[u32], t: &mut Transcript, known: &mut [bool]| {
         count(indices, t);
         for &i in indices {
@@ -69,39 +72,40 @@ pub fn count_decisive(
         }
     };
     let unknown_in = |g: usize, known: &[bool], out: &mut Vec<u32>| {
-        for i in s.groups[g].range() {
+        for i in groups[g].range() {
             if !known[i] {
                 out.push(i as u32);
             }
         }
     };
     // (As `Structure::of` sums them: without the orphans that go whole.)
-    let kept = |i: &usize| s.orphan[*i] != Structure::ORPHAN;
+    let kept = |i: &usize| orphan[*i] != Structure::ORPHAN;
     let group_tokens = |g: usize, t: &Transcript| -> f64 {
-        s.groups[g]
+        let messages = t.messages.as_slice();
+        groups[g]
             .range()
             .filter(kept)
-            .map(|i| t.messages[i].tokens)
+            .map(|i| messages[i].tokens)
             .sum()
     };
 
     // The protected groups, and those with orphans that go whole (the `orphans` event counts
     // them: the same whichever messages a call counted).
     let mut want = Vec::new();
-    for (g, group) in s.groups.iter().enumerate() {
-        if stays[g] || group.range().any(|i| s.orphan[i] == Structure::ORPHAN) {
+    for (g, group) in groups.iter().enumerate() {
+        if stays[g] || group.range().any(|i| orphan[i] == Structure::ORPHAN) {
             unknown_in(g, known, &mut want);
         }
     }
     fill(&want, t, known);
-    let mut counted: f64 = (0..s.groups.len())
+    let mut counted: f64 = (0..groups.len())
         .filter(|&g| stays[g])
         .map(|g| group_tokens(g, t))
         .sum();
-    let mut g = s.groups.len();
+    let mut g = groups.len();
     // The first batch: a few newest groups' worth (a short history is not mostly estimated
     // before the average tells how far to go).
-    let first = (s.groups.len() / 16).clamp(16, 64);
+    let first = (groups.len() / 16).clamp(16, 64);
     let (mut batch, mut estimated, mut suffix) = (first, 0usize, 0.0);
     while counted <= max && g > 0 {
         want.clear();
@@ -129,11 +133,12 @@ pub fn count_decisive(
         batch = needed.clamp(16, 1 << 20);
     }
     // The groups' tokens as counted now (summed in message order, as `Structure::of` sums).
+    let (messages, orphan) = (t.messages.as_slice(), s.orphan.as_slice());
     for group in &mut s.groups {
         group.tokens = group
             .range()
-            .filter(|&i| s.orphan[i] != Structure::ORPHAN)
-            .fold(0.0, |sum, i| sum + t.messages[i].tokens);
+            .filter(|&i| orphan[i] != Structure::ORPHAN)
+            .fold(0.0, |sum, i| sum + messages[i].tokens);
     }
     (known.iter().any(|&k| !k), s)
 }

@@ -365,30 +365,48 @@ fn decode_with(
         transcript.messages.extend_from_slice(&t.messages);
         transcript.links.extend_from_slice(&t.links);
     }
-    let mut missing = Vec::new();
+    // (Slices, not `Vec`s, are indexed and written in this loop: at the inlining threshold
+    // of .cargo/config.toml a `Vec`'s indexing and `push` are calls.)
+    let (roles, flags, given, raws) = (&*roles, &*flags, &*given, &*raw);
+    transcript
+        .messages
+        .resize(roles.len(), MessageInfo::new(Role::Other, 0.0));
+    let messages = transcript.messages.as_mut_slice();
+    let (mut missing, mut missed) = (vec![0u32; roles.len() - known], 0);
     for i in known..roles.len() {
         let role = Role::from_code(roles[i]).unwrap_or(Role::Other);
         let tokens = match given.get(i) {
             Some(&c) if c >= 0.0 => c,
-            _ if raw[i] >= 0.0 => est.tokens(raw[i]),
+            _ if raws[i] >= 0.0 => est.tokens(raws[i]),
             _ => {
-                missing.push(i as u32);
+                missing[missed] = i as u32;
+                missed += 1;
                 0.0
             }
         };
-        transcript.messages.push(MessageInfo {
+        messages[i] = MessageInfo {
             role,
             flags: flags[i],
             tokens,
-        });
+        };
     }
+    missing.truncate(missed);
     let links = reading.links();
     let starts = reading.link_starts();
-    transcript.links.reserve(links.len() / 2);
+    // (At most a link for each pair, `linkStarts` never decreasing: written in place, then
+    // cut to length.)
+    let mut linked = transcript.links.len();
+    let blank = Link {
+        message: 0,
+        key: 0,
+        kind: LinkKind::Call,
+    };
+    transcript.links.resize(linked + links.len() / 2, blank);
+    let out = transcript.links.as_mut_slice();
     for (message, span) in starts.windows(2).enumerate().skip(known) {
         let span = links.get(span[0] as usize..span[1] as usize).unwrap_or(&[]);
         for pair in span.chunks_exact(2) {
-            transcript.links.push(Link {
+            out[linked] = Link {
                 message: message as u32,
                 key: pair[0],
                 kind: if pair[1] == crate::contract::CALL as u32 {
@@ -396,9 +414,11 @@ fn decode_with(
                 } else {
                     LinkKind::Result
                 },
-            });
+            };
+            linked += 1;
         }
     }
+    transcript.links.truncate(linked);
     let given_any = Array::is_array(&call.callbacks.token_counts);
     let mut offered = None;
     // A few short new messages (a growing history) are cheaper to estimate than to choose
@@ -422,8 +442,9 @@ fn decode_with(
     let pending = decided.unwrap_or_else(|| {
         // (All of them: also those a decisive estimate counted, the same again.)
         est.estimate(&reading, &missing, &mut raw);
+        let (messages, raw) = (transcript.messages.as_mut_slice(), &*raw);
         for &i in &missing {
-            transcript.messages[i as usize].tokens = est.tokens(raw[i as usize]);
+            messages[i as usize].tokens = est.tokens(raw[i as usize]);
         }
         false
     });

@@ -55,24 +55,22 @@ impl Estimating {
             let images = images.get(i).copied().unwrap_or(0);
             estimate::message_tokens(weight, images, self.overhead, self.image_tokens)
         };
-        match self.weights {
+        let weights = match self.weights {
             // Length mode's weights are whole already (each message's lengths, summed as the
             // fields were read — payloads of plain data written out now — divided and rounded
             // once: `Reading.lengths`).
-            None => {
-                let weights = reading.lengths(indices);
-                for (&i, &weight) in indices.iter().zip(&weights) {
-                    raw[i as usize] = count(i as usize, weight);
-                }
-            }
+            None => reading.lengths(indices),
             Some(weights) => {
                 let scanner = Scanner::new(&weights);
                 if reading.wide_texts() {
-                    weigh_texts::<u16>(reading, indices, &scanner, |i, w| raw[i] = count(i, w));
+                    weigh_texts::<u16>(reading, indices, &scanner)
                 } else {
-                    weigh_texts::<u8>(reading, indices, &scanner, |i, w| raw[i] = count(i, w));
+                    weigh_texts::<u8>(reading, indices, &scanner)
                 }
             }
+        };
+        for (&i, &weight) in indices.iter().zip(&weights) {
+            raw[i as usize] = count(i as usize, weight);
         }
     }
 
@@ -100,19 +98,15 @@ impl Estimating {
     }
 }
 
-/// The weight of the texts of each of messages `indices`, as `weighed(i, weight)`: its role
-/// name's (weighed once for all, by its code), then its pieces'.
-fn weigh_texts<T: Encoding>(
-    reading: &Reading,
-    indices: &[u32],
-    scanner: &Scanner,
-    mut weighed: impl FnMut(usize, f64),
-) {
+/// The weight of the texts of each of messages `indices`, in order: its role name's (weighed
+/// once for all, by its code), then its pieces'.
+fn weigh_texts<T: Encoding>(reading: &Reading, indices: &[u32], scanner: &Scanner) -> Vec<f64> {
     let counts = reading.piece_counts(indices);
     let pieces = counts.iter().map(|&c| (c & 0xFF_FFFF) as usize).sum();
     let names = role_weights(&reading.role_names(), scanner);
     let mut texts = Encoded::<T>::new(reading, indices, pieces);
-    for (k, &i) in indices.iter().enumerate() {
+    let mut weights = vec![0.0; indices.len()];
+    for (k, out) in weights.iter_mut().enumerate() {
         let c = counts.get(k).copied().unwrap_or(0);
         // (Added first, as the first text was: the sum is the same to the bit.)
         let mut weight = 0.0;
@@ -122,8 +116,9 @@ fn weigh_texts<T: Encoding>(
         for _ in 0..c & 0xFF_FFFF {
             weight += texts.next(scanner);
         }
-        weighed(i as usize, weight);
+        *out = weight;
     }
+    weights
 }
 
 /// The weight of each name of `names` (each followed by a 0 byte).

@@ -2,7 +2,7 @@
 //! previews, digests, summaries written in the input's format — and reports the tokens of
 //! what it wrote. The originals of everything rewritten go to `result.offloaded`.
 
-use js_sys::{Array, JsString};
+use js_sys::{Array, JsString, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::decode::{count_new_message, hand_orphans, set, Call};
@@ -405,27 +405,28 @@ fn write_index(
             continue;
         }
         let (ids, listed) = (w.ids(), Array::new());
-        let unit_start = |k: u32| {
-            if k == 0 {
-                0
-            } else {
-                ends[k as usize - 1] as usize
-            }
-        };
+        let listed_from = from.checked_sub(1).map_or(0, |k| ends[k as usize] as usize);
+        let mut start = listed_from;
         for k in from..count {
-            let id = ids.get(k - first).as_string().unwrap_or_default();
-            if !id.is_empty() {
-                let unit = &messages[unit_start(k)..ends[k as usize] as usize];
-                set(&writings.offloaded, &id, pick(reading, unit));
-                listed.push(&JsValue::from(id));
+            let end = ends[k as usize] as usize;
+            // (An id, or "" for an earlier digest, whose originals are stored already.)
+            let id = ids.get(k - first);
+            if id.is_truthy() {
+                let _ = Reflect::set(
+                    &writings.offloaded,
+                    &id,
+                    &pick(reading, &messages[start..end]),
+                );
+                listed.push(&id);
             }
+            start = end;
         }
         while writings.offload_ids.length() < writings.written.length() {
             writings.offload_ids.push(&JsValue::UNDEFINED);
         }
         writings.offload_ids.push(&listed);
         writings.written.push(&message);
-        p.indexed(tokens, &messages[unit_start(from)..], &c.earlier);
+        p.indexed(tokens, &messages[listed_from..], &c.earlier);
         return Ok(());
     }
 }

@@ -9,8 +9,7 @@
 use super::{Progressive, Writing, Written};
 use crate::budget::{counts_as_message, Targets};
 use crate::config::TOOL_INDEX_RATIO;
-use crate::strategies::{choose_drops, Fate};
-use crate::structure::Structure;
+use crate::strategies::Fate;
 use crate::transcript::LinkKind;
 
 /// The most tokens of the index when there is no token target (as `summaryMaxTokens`'
@@ -50,28 +49,13 @@ impl Progressive<'_> {
         if budget < MIN_BUDGET {
             return None;
         }
-        let (mut view, protection) = self.view();
         // An earlier index gives way to the new one, which holds its lines.
         let mut earlier = Vec::new();
-        for (i, m) in self.t.messages.iter().enumerate() {
-            if m.is_tool_index() && self.fate[i] == Fate::Kept {
-                earlier.push(i as u32);
-                view.messages[i].tokens = 0.0;
-            }
-        }
-        let now = Structure::of(&view);
         let targets = Targets {
             tokens: self.targets.tokens.map(|t| t - budget),
             messages: self.targets.messages,
         };
-        let drops = choose_drops(
-            &view,
-            &now,
-            &protection,
-            self.config,
-            &targets,
-            0..self.s.groups.len(),
-        );
+        let drops = self.drops_for(&targets, self.s.groups.len(), Some(&mut earlier));
         // No more than the room those drops leave under the target: where what must stay
         // takes it, the index would push the result over (or take what truncation meets).
         let budget = self
@@ -94,8 +78,10 @@ impl Progressive<'_> {
             }
             let (start, end) = (group.start as usize, group.end as usize);
             let (mut links, mut whole) = (0, true);
-            for (i, &held) in holds.iter().enumerate().take(end).skip(start) {
-                links |= held;
+            // (A range: smaller in the wasm build than an enumerated, skipped iterator.)
+            #[allow(clippy::needless_range_loop)]
+            for i in start..end {
+                links |= holds[i];
                 whole &= self.indexable(i) && self.s.round_of[i] < current;
             }
             let m = &self.t.messages[start];
