@@ -6,6 +6,7 @@
 // function, the next is the one with the smallest share of 5-byte sequences not in the last
 // 32 KB placed. Deterministic, half a second; the code itself is unchanged.
 import { readFileSync, writeFileSync } from "node:fs";
+import { leb } from "./wasm-leb.mjs";
 
 const K = 5; // bytes in a sequence compared
 const WINDOW = 32_768; // gzip's window: the bytes placed last that a function is compared with
@@ -31,16 +32,6 @@ function sections(b) {
   return out;
 }
 
-/** An unsigned LEB128 at `p`: `[value, the position after it]`. */
-function leb(b, p) {
-  let value = 0, shift = 0, byte;
-  do {
-    byte = b[p++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value, p];
-}
 
 function encodeLeb(n) {
   const out = [];

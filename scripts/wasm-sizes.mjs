@@ -8,65 +8,62 @@
 // copies of a generic add up under one name. A function without a name (wasm-opt made it)
 // is `f<index>`.
 import { readFileSync } from "node:fs";
+import { leb } from "./wasm-leb.mjs";
 
 /** `[name, bytes]` of each function body of `file`. */
 function functionSizes(file) {
   const b = readFileSync(file);
   let p = 8;
-  const leb = () => {
-    let value = 0, shift = 0, byte;
-    do {
-      byte = b[p++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
+  const next = () => {
+    const [value, at] = leb(b, p);
+    p = at;
     return value;
   };
   let imported = 0;
   const sizes = [], names = new Map();
   while (p < b.length) {
-    const id = b[p++], size = leb(), end = p + size;
+    const id = b[p++], size = next(), end = p + size;
     if (id === 2) {
       const skip = () => {
-        const len = leb();
+        const len = next();
         p += len;
       };
-      for (let i = leb(); i > 0; i--) {
+      for (let i = next(); i > 0; i--) {
         skip(); // module
         skip(); // name
         const kind = b[p++];
         if (kind === 0) {
-          leb();
+          next();
           imported++;
         } else if (kind === 1) {
           p++;
-          if (b[p++] & 1) leb();
-          leb();
+          if (b[p++] & 1) next();
+          next();
         } else if (kind === 2) {
-          if (b[p++] & 1) leb();
-          leb();
+          if (b[p++] & 1) next();
+          next();
         } else if (kind === 3) {
           p += 2;
         } else {
           p++;
-          leb();
+          next();
         }
       }
     } else if (id === 10) {
-      for (let i = leb(); i > 0; i--) {
-        const body = leb();
+      for (let i = next(); i > 0; i--) {
+        const body = next();
         sizes.push(body);
         p += body;
       }
     } else if (id === 0) {
-      const len = leb();
+      const len = next();
       const section = b.subarray(p, p + len).toString();
       p += len;
       while (section === "name" && p < end) {
-        const sub = b[p++], subEnd = leb() + p;
+        const sub = b[p++], subEnd = next() + p;
         if (sub === 1) {
-          for (let i = leb(); i > 0; i--) {
-            const index = leb(), len = leb();
+          for (let i = next(); i > 0; i--) {
+            const index = next(), len = next();
             names.set(index, b.subarray(p, p + len).toString());
             p += len;
           }
