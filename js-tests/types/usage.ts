@@ -194,6 +194,7 @@ const config: ReduceConfig = {
   minToolRun: 6,
   keepToolResults: 3,
   currentRoundRatio: 0.3,
+  toolIndexRatio: 0.1,
   onOverBudget: "bestEffort",
   onEvent: (e: ReduceEvent) => void events.push(e),
   summarizerInputTokens: 32_000,
