@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { COMPRESSED, SUMMARY, TOOL_INDEX, TOOL_INDEX_HEADER } from "../../src/wasm/js/contract.js";
 import { compressRun, offloadId } from "../../src/wasm/js/offload.js";
 import { summaryMessage, wrapSummary } from "../../src/wasm/js/summaries.js";
-import { indexText, listable, toolIndex } from "../../src/wasm/js/toolindex.js";
+import { indexText, listable, listableUnits, toolIndex } from "../../src/wasm/js/toolindex.js";
 import { TAG, read } from "./helpers.mjs";
 
 /** Tool groups as the core hands them: their messages, and where each ends. */
@@ -163,4 +163,10 @@ test("a result answers the latest call of its id before it: ids a server numbers
   const messages = [...turn(0, "read_file"), ...turn(1, "read_file"), ...turn(2, "context_reload"), ...turn(3, "read_file")];
   const r = handed(messages);
   assert.deepEqual([2, 5, 8, 11].map((i) => !listable(r, [i - 1, i])), [false, false, true, false]);
+});
+
+test("listableUnits: the numbers of the units that get a line, in one call", () => {
+  const reload = [opening.openai, { role: "assistant", content: null, tool_calls: [{ id: "r", type: "function", function: { name: "context_reload", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "r", content: "[]" }, ...turns.openai(1, "a", {})];
+  assert.deepEqual(Array.from(listableUnits(handed(reload), ...units([1, 3], [3, 5]))), [1]);
 });

@@ -314,8 +314,9 @@ extern "C" {
     /// from `skip` on to stay.
     #[wasm_bindgen(js_name = skipFor)]
     pub fn skip_for(index: &ToolIndex, skip: u32, share: f64) -> u32;
-    /// Whether a unit of the index gets a line (`js/toolindex.js`).
-    pub fn listable(reading: &Reading, indices: &[u32]) -> bool;
+    /// Which units of the index get a line (`js/toolindex.js`): their numbers.
+    #[wasm_bindgen(js_name = listableUnits)]
+    pub fn listable_units(reading: &Reading, messages: &[u32], ends: &[u32]) -> Vec<u32>;
     #[wasm_bindgen(js_name = holdsReload)]
     pub fn holds_reload(reading: &Reading, indices: &[u32]) -> bool;
     #[wasm_bindgen(js_name = compressRun)]

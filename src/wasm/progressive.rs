@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::decode::{count_new_message, hand_orphans, set, Call};
 use super::encode::{core_events, Writings};
 use super::js::{
-    clear_tool_result, compress_run, holds_reload, index_text, listable, now, offload_message,
-    pick, rewrite_with_summary, skip_for, tool_index, Reading, Written,
+    clear_tool_result, compress_run, holds_reload, index_text, listable_units, now,
+    offload_message, pick, rewrite_with_summary, skip_for, tool_index, Reading, Written,
 };
 use super::summarize::{
     ask, check_abort, failed, failure_error, failure_event, finish, finish_plain, report,
@@ -353,7 +353,7 @@ const INDEX_CHARS_PER_TOKEN: f64 = 5.0;
 /// Writes the index of dropped tool calls the core asks for (`c`) in at most its budget, the
 /// oldest lines giving way until it fits; the units whose lines stay leave, their originals
 /// offloaded under the ids the index names (an earlier digest's are stored already). None
-/// is written when no unit's line fits or none gets one (`listable`).
+/// is written when no unit's line fits or none gets one (`listableUnits`).
 fn write_index(
     p: &mut Progressive,
     c: &IndexCandidates,
@@ -362,15 +362,13 @@ fn write_index(
     t: &Transcript,
     writings: &mut Writings,
 ) -> Result<(), JsValue> {
+    // (One call for every unit: a long history offers thousands.)
     let (mut messages, mut ends) = (Vec::with_capacity(c.messages.len()), Vec::new());
-    let mut start = 0;
-    for &end in &c.ends {
-        let unit = &c.messages[start as usize..end as usize];
-        if listable(reading, unit) {
-            messages.extend_from_slice(unit);
-            ends.push(messages.len() as u32);
-        }
-        start = end;
+    for k in listable_units(reading, &c.messages, &c.ends) {
+        let k = k as usize;
+        let start = if k == 0 { 0 } else { c.ends[k - 1] as usize };
+        messages.extend_from_slice(&c.messages[start..c.ends[k] as usize]);
+        ends.push(messages.len() as u32);
     }
     let count = ends.len() as u32;
     if count == 0 {

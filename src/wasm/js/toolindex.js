@@ -5,7 +5,7 @@
 
 import { jsonText } from "./common.js";
 import { COMPRESSED, TOOL_INDEX_HEADER } from "./contract.js";
-import { openingText } from "./formats/content.js";
+import { RUN_NOTE, openingText } from "./formats/content.js";
 import { contentOf } from "./formats/index.js";
 import { callsOf, holdsReload, offloadId, previewOf } from "./offload.js";
 import { pick, summaryText } from "./summaries.js";
@@ -49,12 +49,10 @@ function earlierLines(reading, indices, tag) {
 
 /** A tool run's digest an earlier reduction wrote (`compressRun`): its id, and its calls as
  * it lists them (none when a summary stands for them). */
-const DIGEST = /^\[compressed tool run: (\d+) messages, stored as (ctx_[0-9a-f]{16}); /;
-
 function runDigest(reading, indices) {
   if (indices.length !== 1) return undefined;
   const text = openingText(contentOf(reading.format, reading.items[indices[0]]));
-  const match = typeof text === "string" ? DIGEST.exec(text) : null;
+  const match = typeof text === "string" ? RUN_NOTE.exec(text) : null;
   if (match === null) return undefined;
   const calls = text.split("\n").filter((l) => l.startsWith("- called ")).map((l) => l.slice(9));
   return { id: match[2], calls: calls.length > 0 ? calls : [`a tool run of ${match[1]} messages`] };
@@ -68,6 +66,16 @@ function runDigest(reading, indices) {
 export function listable(reading, indices) {
   if (holdsReload(reading, indices)) return false;
   return !(indices.length === 1 && (reading.flags[indices[0]] & COMPRESSED) !== 0) || runDigest(reading, indices) !== undefined;
+}
+
+/** Which of the units of `messages` (the k-th `messages[ends[k - 1] .. ends[k]]`) get a line
+ * (`listable`): their numbers, in one call for all of them. */
+export function listableUnits(reading, messages, ends) {
+  const kept = [];
+  for (let k = 0; k < ends.length; k++) {
+    if (listable(reading, Array.from(messages.subarray(k === 0 ? 0 : ends[k - 1], ends[k])))) kept.push(k);
+  }
+  return Uint32Array.from(kept);
 }
 
 /**

@@ -294,4 +294,5 @@ export const CLEARED_NOTE = /^\[cleared \d+ tokens as (ctx_[0-9a-f]{16})\]/;
 
 export const COMPRESSED_NOTE = /^\[compressed; the original is (ctx_[0-9a-f]{16}), /;
 
-const RUN_NOTE = /^\[compressed tool run: \d+ messages, stored as ctx_[0-9a-f]{16}; /;
+/** A tool run's digest (`compressRun`): how many messages it stands for, and its id. */
+export const RUN_NOTE = /^\[compressed tool run: (\d+) messages, stored as (ctx_[0-9a-f]{16}); /;
