@@ -22,7 +22,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { prng } from "./generate.mjs";
+import { CHAT_WORDS, prng } from "./generate.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = Number(process.env.BENCH_SEED ?? 42);
@@ -45,15 +45,6 @@ const BASE = process.env.CHR_BASE ? entryOf(process.env.CHR_BASE) : undefined;
 
 // ---- the session ------------------------------------------------------------------------
 
-const WORDS = (
-  "the a to of and in is it that for on with as this be are was by at or from you can we " +
-  "file function error value table user request result data time query server config test " +
-  "build page list index order price flight hotel weather city report summary issue change " +
-  "module option return string number array object null update delete create read write " +
-  "should would could will might need want check look find show run use make take give " +
-  "because however therefore instead also only first next last new old large small fast " +
-  "slow latency memory budget token message history window context model tool call answer"
-).split(" ");
 const NAMES = "otter heron lynx marten kestrel puffin walrus bison ibex gecko tapir dingo".split(" ");
 const TOOLS = ["read_file", "grep_repo", "run_sql", "http_get", "run_tests", "fetch_metrics"];
 
@@ -70,9 +61,9 @@ function session(seed) {
   const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = (xs) => xs[Math.floor(random() * xs.length)];
   const sentence = () => {
-    let s = pick(WORDS);
+    let s = pick(CHAT_WORDS);
     s = s[0].toUpperCase() + s.slice(1);
-    for (let i = int(5, 16); i > 0; i--) s += " " + pick(WORDS);
+    for (let i = int(5, 16); i > 0; i--) s += " " + pick(CHAT_WORDS);
     return s + ".";
   };
   const prose = (chars) => {
@@ -92,7 +83,7 @@ function session(seed) {
     const lines = [`ok ${pick(TOOLS)} took ${int(2, 900)} ms${head ? `; note ${code}` : ""}`];
     let size = lines[0].length;
     while (size < chars) {
-      const line = `${int(1, 9999)} ${pick(WORDS)}=${int(0, 99999)} ${prose(int(30, 110))}`;
+      const line = `${int(1, 9999)} ${pick(CHAT_WORDS)}=${int(0, 99999)} ${prose(int(30, 110))}`;
       lines.push(line);
       size += line.length + 1;
     }
@@ -114,7 +105,7 @@ function session(seed) {
     const made = [];
     for (let c = 0; c < calls; c++) {
       const id = `call_${call++}`, name = pick(TOOLS);
-      const args = JSON.stringify({ path: `src/${pick(WORDS)}/${pick(WORDS)}.rs`, query: pick(WORDS) });
+      const args = JSON.stringify({ path: `src/${pick(CHAT_WORDS)}/${pick(CHAT_WORDS)}.rs`, query: pick(CHAT_WORDS) });
       const head = random() < 0.5;
       const result = { role: "tool", tool_call_id: id, content: output(int(400, 4000), fact(head ? "toolHead" : "toolDeep"), head) };
       made.push({ call: { id, type: "function", function: { name, arguments: args } }, result });
